@@ -1,0 +1,3 @@
+from ledger.cli import cli
+
+cli()
