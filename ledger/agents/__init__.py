@@ -1,0 +1,16 @@
+"""One adapter per agent: its hook payloads in, the guard's verdict out.
+
+Each module has `parse(payload) -> event` (a dict with `kind`: "tool", "stop", "pretool" or
+"ignore") and `stop_output(verdict)` / `pretool_output(reason)` returning the JSON to print, or
+None. Nothing else in the package knows which agent it is serving.
+"""
+
+import importlib
+
+AGENTS = ("claude", "codex", "gemini")
+
+
+def adapter(name):
+    if name not in AGENTS:
+        raise ValueError("unknown agent %r (expected one of %s)" % (name, ", ".join(AGENTS)))
+    return importlib.import_module("ledger.agents." + name)

@@ -1,0 +1,96 @@
+"""`ledger-hook AGENT`: the one entry point every agent's hooks call.
+
+It reads the payload from stdin, works out what kind of event it is through the agent's
+adapter, and hands it to the recorder, the Stop guard or the ledger protector. It never lets
+an error of its own reach the agent as a block: any failure exits 0 with one line on stderr.
+"""
+
+import json
+import os
+import sys
+
+USAGE = "usage: ledger-hook {claude|codex|gemini}  (reads one hook payload as JSON on stdin)"
+
+
+def note(message):
+    """One line on stderr: the agents show it in their logs, never to the model."""
+    try:
+        sys.stderr.write("evidence-ledger: %s\n" % " ".join(str(message).split())[:500])
+        sys.stderr.flush()
+    except Exception:
+        pass
+
+
+def emit(obj):
+    if obj:
+        sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
+        sys.stdout.flush()
+
+
+def read_payload(data):
+    """Decode stdin into a payload dict, or return (None, why)."""
+    if not data.strip():
+        return None, "empty stdin"
+    text = data.decode("utf-8", "replace")
+    try:
+        payload = json.loads(text, strict=False)
+    except (ValueError, RecursionError) as exc:
+        return None, "stdin is not JSON (%s)" % exc.__class__.__name__
+    if not isinstance(payload, dict):
+        return None, "payload is %s, not an object" % type(payload).__name__
+    return payload, None
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    try:
+        # Read all of stdin first, always: a hook that leaves the pipe unread can hang the client.
+        data = sys.stdin.buffer.read()
+    except Exception as exc:
+        note("could not read stdin: %s" % exc)
+        return 0
+    if not argv or argv[0] in ("-h", "--help"):
+        sys.stderr.write(USAGE + "\n")
+        return 0
+    if os.environ.get("LEDGER_DISABLE", "").strip() not in ("", "0", "false", "no"):
+        return 0
+    try:
+        return dispatch(argv[0], data)
+    except Exception as exc:  # fail open: the agent keeps working
+        note("internal error, nothing blocked: %s: %s" % (exc.__class__.__name__, exc))
+        return 0
+
+
+def dispatch(agent, data):
+    from ledger import agents
+
+    try:
+        adapter = agents.adapter(agent)
+    except ValueError as exc:
+        note(exc)
+        return 0
+    payload, why = read_payload(data)
+    if payload is None:
+        note(why + "; nothing recorded")
+        return 0
+    event = adapter.parse(payload)
+    kind = event.get("kind")
+    if kind == "tool":
+        from ledger.hooks import record
+
+        record.handle(event["ev"])
+    elif kind == "stop":
+        from ledger.hooks import stop
+
+        emit(stop.handle(event, adapter))
+    elif kind == "pretool":
+        from ledger.hooks import protect
+
+        emit(protect.handle(event, adapter))
+    else:
+        note("ignored event %r" % event.get("event"))
+    return 0
+
+
+def run():
+    sys.exit(main())

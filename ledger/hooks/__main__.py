@@ -1,0 +1,3 @@
+from ledger.hooks import run
+
+run()

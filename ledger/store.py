@@ -1,0 +1,365 @@
+"""The SQLite ledger: one file, WAL mode, written by many short-lived hook processes at once.
+
+Stdlib only: this module is on the hook path. The human-facing CLI reads through the same
+functions, so there is one place that knows the schema's shape.
+"""
+
+import hashlib
+import json
+import os
+import sqlite3
+import time
+
+from ledger import paths
+from ledger.redact import redact
+
+SCHEMA_VERSION = 1
+
+# Parallel PostToolUse hooks contend for the write lock; each holds it for a millisecond or two,
+# so a generous wait never shows up as latency but does rule out "database is locked".
+BUSY_TIMEOUT_MS = 30000
+
+DEFAULT_MAX_OUTPUT = 1024 * 1024
+
+# Fields covered by an entry's hash, in a fixed order, so a verifier can recompute it.
+HASHED_FIELDS = (
+    "session_id", "agent", "turn_id", "tool_use_id", "agent_id", "event", "tool_name",
+    "tool_input", "command", "output", "failed", "exit_code", "interrupted", "duration_ms",
+    "cwd", "recorded_at", "output_sha256", "output_length", "truncated",
+)
+
+
+class LedgerError(Exception):
+    """The ledger file cannot be opened or used; the message says why, for a person."""
+
+
+def connect(path=None, create=True, readonly=False):
+    """Open the ledger, creating it (0600, folder 0700) and its schema when needed."""
+    path = path or paths.db_path()
+    if readonly or not create:
+        if not os.path.exists(path):
+            raise LedgerError("no ledger at %s (nothing has been recorded yet)" % path)
+    else:
+        _ensure_file(path)
+    uri = "file:%s?mode=ro" % path if readonly else path
+    conn = sqlite3.connect(
+        uri, uri=readonly, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
+        check_same_thread=False,
+    )
+    conn.row_factory = sqlite3.Row
+    conn.execute("PRAGMA busy_timeout = %d" % BUSY_TIMEOUT_MS)
+    if readonly:
+        return conn
+    if conn.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
+        _upgrade(conn)
+    conn.execute("PRAGMA synchronous = NORMAL")
+    return conn
+
+
+def _ensure_file(path):
+    folder = os.path.dirname(path)
+    if folder and not os.path.isdir(folder):
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+    if not os.path.exists(path):
+        # Create it ourselves so the mode is 0600 from the first byte; sqlite would use the umask.
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        os.close(fd)
+
+
+def _upgrade(conn):
+    from ledger import migrations
+
+    # WAL is persistent in the file, so it is set once here, not on every connection.
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        migrations.migrate(conn)
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
+def cap_output(text, limit=None):
+    """Keep the head and the tail of an over-long output; return (text, truncated)."""
+    limit = limit or max_output()
+    data = text.encode("utf-8", "replace")
+    if len(data) <= limit:
+        return text, False
+    half = limit // 2
+    omitted = len(data) - 2 * half
+    head = data[:half].decode("utf-8", "ignore")
+    tail = data[-half:].decode("utf-8", "ignore")
+    marker = "\n[... %d bytes omitted by evidence-ledger ...]\n" % omitted
+    return head + marker + tail, True
+
+
+def max_output():
+    try:
+        return int(os.environ.get("LEDGER_MAX_OUTPUT", DEFAULT_MAX_OUTPUT))
+    except ValueError:
+        return DEFAULT_MAX_OUTPUT
+
+
+def _redact_large(text, limit):
+    # Redacting 50 MB costs seconds; only what will be kept needs it. Cut with a margin first so
+    # a secret that straddles the cut is still seen whole by the redactor.
+    data_len = len(text)
+    margin = 8192
+    if data_len > 2 * (limit + margin):
+        keep = limit // 2 + margin
+        text = text[:keep] + "\n" + text[-keep:]
+    return redact(text)
+
+
+def entry_hash(prev_hash, row):
+    """sha256 over the previous entry's hash and this entry's fields: the session's chain."""
+    payload = json.dumps([prev_hash or ""] + [row.get(f) for f in HASHED_FIELDS],
+                         ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+def record(conn, ev):
+    """Insert one evidence entry (see ARCHITECTURE.md for the keys) and return its id, `E<n>`."""
+    raw_output = ev.get("output") or ""
+    if not isinstance(raw_output, str):
+        raw_output = str(raw_output)
+    raw_bytes = raw_output.encode("utf-8", "replace")
+    limit = max_output()
+    output, truncated = cap_output(_redact_large(raw_output, limit), limit)
+    tool_input = ev.get("tool_input")
+    if tool_input is not None and not isinstance(tool_input, str):
+        tool_input = json.dumps(tool_input, ensure_ascii=False, default=str)
+    if tool_input is not None:
+        tool_input, _ = cap_output(redact(tool_input), limit)
+    command = ev.get("command")
+    if command is not None:
+        command, _ = cap_output(redact(str(command)), limit)
+    row = {
+        "session_id": str(ev.get("session_id") or "unknown"),
+        "agent": ev.get("agent"),
+        "turn_id": _str_or_none(ev.get("turn_id")),
+        "tool_use_id": _str_or_none(ev.get("tool_use_id")),
+        "agent_id": _str_or_none(ev.get("agent_id")),
+        "event": ev.get("event"),
+        "tool_name": _str_or_none(ev.get("tool_name")),
+        "tool_input": tool_input,
+        "command": command,
+        "output": output,
+        "failed": 1 if ev.get("failed") else 0,
+        "exit_code": _int_or_none(ev.get("exit_code")),
+        "interrupted": 1 if ev.get("interrupted") else 0,
+        "duration_ms": _int_or_none(ev.get("duration_ms")),
+        "cwd": _str_or_none(ev.get("cwd")),
+        "recorded_at": round(time.time(), 6),
+        "output_sha256": hashlib.sha256(raw_bytes).hexdigest(),
+        "output_length": len(raw_bytes),
+        "truncated": 1 if truncated else 0,
+    }
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        prev = conn.execute(
+            "SELECT hash FROM evidence WHERE session_id = ? ORDER BY num DESC LIMIT 1",
+            (row["session_id"],),
+        ).fetchone()
+        row["prev_hash"] = prev[0] if prev else None
+        row["hash"] = entry_hash(row["prev_hash"], row)
+        columns = ", ".join(row)
+        marks = ", ".join("?" * len(row))
+        cursor = conn.execute(
+            "INSERT INTO evidence (%s) VALUES (%s)" % (columns, marks), tuple(row.values())
+        )
+        _touch_session(conn, row["session_id"], ev)
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    return "E%d" % cursor.lastrowid
+
+
+def _touch_session(conn, session_id, ev):
+    now = time.time()
+    conn.execute(
+        """INSERT INTO sessions (id, agent, project_dir, cwd, transcript_path, first_seen, last_seen)
+           VALUES (?, ?, ?, ?, ?, ?, ?)
+           ON CONFLICT (id) DO UPDATE SET last_seen = excluded.last_seen,
+               agent = COALESCE(sessions.agent, excluded.agent),
+               project_dir = COALESCE(sessions.project_dir, excluded.project_dir),
+               transcript_path = COALESCE(excluded.transcript_path, sessions.transcript_path)""",
+        (session_id, ev.get("agent"), _str_or_none(ev.get("project_dir")),
+         _str_or_none(ev.get("cwd")), _str_or_none(ev.get("transcript_path")), now, now),
+    )
+
+
+def _str_or_none(value):
+    return None if value is None else str(value)
+
+
+def _int_or_none(value):
+    try:
+        return None if value is None else int(value)
+    except (TypeError, ValueError):
+        return None
+
+
+# Reading -----------------------------------------------------------------------------------
+
+_COLUMNS = (
+    "num", "session_id", "agent", "turn_id", "tool_use_id", "agent_id", "event", "tool_name",
+    "tool_input", "command", "output", "failed", "exit_code", "interrupted", "duration_ms", "cwd",
+    "recorded_at", "output_sha256", "output_length", "truncated", "prev_hash", "hash",
+)
+EVIDENCE_COLUMNS = "'E' || e.num AS id, " + ", ".join("e." + c for c in _COLUMNS)
+
+
+def session_evidence(conn, session_id):
+    """Every entry of one session, oldest first."""
+    return conn.execute(
+        "SELECT %s FROM evidence e WHERE e.session_id = ? ORDER BY e.num" % EVIDENCE_COLUMNS,
+        (session_id,),
+    ).fetchall()
+
+
+def get_evidence(conn, evidence_id):
+    num = parse_id(evidence_id)
+    if num is None:
+        return None
+    return conn.execute(
+        "SELECT %s FROM evidence e WHERE e.num = ?" % EVIDENCE_COLUMNS, (num,)
+    ).fetchone()
+
+
+def parse_id(evidence_id):
+    text = str(evidence_id).strip().upper()
+    if text.startswith("E"):
+        text = text[1:]
+    return int(text) if text.isdigit() else None
+
+
+def fts_query(text):
+    """Turn free text into an FTS5 query: each term of 3+ characters quoted, OR-ed together.
+
+    The trigram tokenizer cannot match shorter terms, and quoting keeps user punctuation
+    (`--lr`, `loss=nan`) from being read as FTS syntax.
+    """
+    terms = []
+    for term in text.split():
+        term = term.strip("\"'`()[]{}.,;:!?。、「」")
+        if len(term) >= 3 and term not in terms:
+            terms.append('"%s"' % term.replace('"', '""'))
+    return " OR ".join(terms)
+
+
+def search(conn, query, session_id=None, limit=5, phrase=False):
+    """Full-text search over outputs and commands, best match first."""
+    if phrase:
+        match = '"%s"' % query.replace('"', '""')
+    else:
+        match = fts_query(query)
+    if not match:
+        return []
+    sql = (
+        "SELECT %s FROM evidence_fts JOIN evidence e ON e.num = evidence_fts.rowid"
+        " WHERE evidence_fts MATCH ?" % EVIDENCE_COLUMNS
+    )
+    args = [match]
+    if session_id:
+        sql += " AND e.session_id = ?"
+        args.append(session_id)
+    sql += " ORDER BY bm25(evidence_fts) LIMIT ?"
+    args.append(limit)
+    return conn.execute(sql, args).fetchall()
+
+
+def sessions(conn, limit=50):
+    """Sessions, newest activity first, with counts of evidence, claims and blocks."""
+    return conn.execute(
+        """SELECT s.id, s.agent, s.project_dir, s.cwd, s.first_seen, s.last_seen,
+                  (SELECT COUNT(*) FROM evidence e WHERE e.session_id = s.id) AS evidence,
+                  (SELECT COUNT(*) FROM evidence e WHERE e.session_id = s.id AND e.failed) AS failed,
+                  (SELECT COUNT(*) FROM claims c WHERE c.session_id = s.id) AS claims,
+                  (SELECT COUNT(*) FROM decisions d WHERE d.session_id = s.id
+                       AND d.decision = 'block') AS blocks
+           FROM sessions s ORDER BY s.last_seen DESC LIMIT ?""",
+        (limit,),
+    ).fetchall()
+
+
+# Judgements --------------------------------------------------------------------------------
+
+def record_decision(conn, decision, claims=()):
+    """Store one Stop decision and the claims it judged; returns the decision id, `D<n>`.
+
+    `decision` keys: session_id, agent, turn_id, event, decision, mode, block_count, reason,
+    system_message, message, lang, error. Each claim: text, kind, cited, evidence, near_misses.
+    """
+    row = {
+        "session_id": str(decision.get("session_id") or "unknown"),
+        "agent": decision.get("agent"),
+        "turn_id": _str_or_none(decision.get("turn_id")),
+        "event": decision.get("event"),
+        "decided_at": round(time.time(), 6),
+        "decision": decision.get("decision") or "allow",
+        "mode": decision.get("mode"),
+        "block_count": int(decision.get("block_count") or 0),
+        "reason": decision.get("reason"),
+        "system_message": decision.get("system_message"),
+        "message": redact(decision.get("message") or "") or None,
+        "lang": decision.get("lang"),
+        "error": decision.get("error"),
+    }
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        cursor = conn.execute(
+            "INSERT INTO decisions (%s) VALUES (%s)" % (", ".join(row), ", ".join("?" * len(row))),
+            tuple(row.values()),
+        )
+        num = cursor.lastrowid
+        for claim in claims:
+            conn.execute(
+                "INSERT INTO claims (decision_num, session_id, text, kind, cited, evidence,"
+                " near_misses) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (num, row["session_id"], redact(claim.get("text") or ""), claim.get("kind"),
+                 1 if claim.get("cited") else 0, json.dumps(list(claim.get("evidence") or [])),
+                 json.dumps(list(claim.get("near_misses") or []), ensure_ascii=False)),
+            )
+        _touch_session(conn, row["session_id"], decision)
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    return "D%d" % num
+
+
+def blocks_in_turn(conn, session_id, turn_id):
+    """How many times this turn's stop has been blocked already.
+
+    With a turn id (Claude's prompt_id, Codex's turn_id) count blocks of that turn. Without one,
+    count the blocks since the session's last allowed stop: a turn only ends when a stop is
+    allowed, so consecutive blocks are the same turn.
+    """
+    if turn_id:
+        return conn.execute(
+            "SELECT COUNT(*) FROM decisions WHERE session_id = ? AND turn_id = ? AND decision = 'block'",
+            (session_id, turn_id),
+        ).fetchone()[0]
+    last_allow = conn.execute(
+        "SELECT MAX(num) FROM decisions WHERE session_id = ? AND decision != 'block'",
+        (session_id,),
+    ).fetchone()[0] or 0
+    return conn.execute(
+        "SELECT COUNT(*) FROM decisions WHERE session_id = ? AND num > ? AND decision = 'block'",
+        (session_id, last_allow),
+    ).fetchone()[0]
+
+
+def session_decisions(conn, session_id):
+    return conn.execute(
+        "SELECT 'D' || num AS id, * FROM decisions WHERE session_id = ? ORDER BY num", (session_id,)
+    ).fetchall()
+
+
+def decision_claims(conn, decision_num):
+    return conn.execute(
+        "SELECT * FROM claims WHERE decision_num = ? ORDER BY num", (decision_num,)
+    ).fetchall()
