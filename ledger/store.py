@@ -321,7 +321,7 @@ def record_decision(conn, decision, claims=()):
                 " near_misses) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (num, row["session_id"], redact(claim.get("text") or ""), claim.get("kind"),
                  1 if claim.get("cited") else 0, json.dumps(list(claim.get("evidence") or [])),
-                 json.dumps(list(claim.get("near_misses") or []), ensure_ascii=False)),
+                 json.dumps(list(claim.get("near_misses") or []), ensure_ascii=False, default=str)),
             )
         _touch_session(conn, row["session_id"], decision)
         conn.execute("COMMIT")
