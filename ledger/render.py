@@ -20,7 +20,8 @@ def command_of(tool_name, tool_input):
             return " ".join(str(v) for v in value)
         if isinstance(value, str):
             return value
-    for key in ("file_path", "path", "absolute_path", "notebook_path", "url", "pattern", "query",
+    # pattern before path: for Grep/Glob the pattern is what a reader needs to see.
+    for key in ("file_path", "absolute_path", "notebook_path", "url", "pattern", "query", "path",
                 "description", "prompt"):
         value = tool_input.get(key)
         if isinstance(value, str) and value:
@@ -57,6 +58,16 @@ def response_text(tool_name, response):
         if isinstance(names, list):
             return "\n".join(str(n) for n in names)
 
+    if tool_name in ("Write", "Edit", "MultiEdit", "NotebookEdit", "write_file", "replace"):
+        # The agent's own words: keep a short note, not the content (it is not evidence).
+        # Checked before the generic keys: Write's response carries the written `content`, and
+        # storing it would let an agent quote its own file back as evidence.
+        status = response.get("llmContent")  # Gemini: a one-line status, not the content
+        if isinstance(status, str) and status:
+            return status
+        path = response.get("filePath") or response.get("file_path") or ""
+        return ("%s %s" % (response.get("type") or "wrote", path)).strip()
+
     # Codex and Gemini shapes, and web tools.
     for key in ("llmContent", "output", "result", "content", "text", "returnDisplay"):
         value = response.get(key)
@@ -64,11 +75,6 @@ def response_text(tool_name, response):
             return value
         if isinstance(value, list) and value:
             return _blocks(value)
-
-    if tool_name in ("Write", "Edit", "MultiEdit", "NotebookEdit", "write_file", "replace"):
-        # The agent's own words: keep a short note, not the content (it is not evidence).
-        path = response.get("filePath") or response.get("file_path") or ""
-        return ("%s %s" % (response.get("type") or "wrote", path)).strip()
 
     return _json(response)
 
