@@ -1,0 +1,143 @@
+"""`ledger install`, `ledger uninstall` and `ledger doctor`, for every supported agent.
+
+The per-agent details (which files, which events, trust gates) live in ledger/installers/;
+this module picks the agents, and doctor adds the checks that are not about any one agent:
+config, ledger file, and a real run of the hook.
+"""
+
+import importlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from ledger.installers import common
+
+AGENTS = ("claude", "codex", "gemini")
+# Where each agent keeps its settings, to find the agents present for `--agent all`.
+AGENT_HOMES = {"claude": ".claude", "codex": ".codex", "gemini": ".gemini"}
+
+
+def installer(agent):
+    return importlib.import_module("ledger.installers." + agent)
+
+
+def available_agents():
+    """The agents whose installers exist (Codex and Gemini arrive as separate modules)."""
+    found = []
+    for agent in AGENTS:
+        try:
+            installer(agent)
+        except ImportError:
+            continue
+        found.append(agent)
+    return found
+
+
+def agents_for(choice, project_dir):
+    if choice != "all":
+        if choice not in available_agents():
+            raise common.InstallError("no installer for agent %r" % choice)
+        return [choice]
+    present = []
+    for agent in available_agents():
+        home = os.path.join(os.path.expanduser("~"), AGENT_HOMES[agent])
+        if os.path.isdir(home) or os.path.isdir(os.path.join(project_dir, AGENT_HOMES[agent])) \
+                or shutil.which(agent):
+            present.append(agent)
+    return present or ["claude"]
+
+
+def install(agent, scope, project_dir, skill=True):
+    messages = []
+    for name in agents_for(agent, project_dir):
+        mod = installer(name)
+        kwargs = {"skill": skill} if name == "claude" else {}
+        messages.extend(mod.install(scope, project_dir, common.hook_command(name), **kwargs))
+    return messages
+
+
+def uninstall(agent, scope, project_dir):
+    messages = []
+    for name in agents_for(agent, project_dir):
+        messages.extend(installer(name).uninstall(scope, project_dir))
+    return messages
+
+
+def doctor(project_dir):
+    """Every check, as (level, message); level is ok, warn or error."""
+    from ledger import config as config_mod
+    from ledger import paths, store
+
+    checks = []
+    for name in available_agents():
+        try:
+            checks.extend(installer(name).doctor(project_dir))
+        except Exception as exc:  # one broken installer must not hide the other checks
+            checks.append(("error", "%s: doctor failed: %s" % (name, exc)))
+
+    try:
+        config, used = config_mod.load(project_dir)
+        checks.append(("ok", "config: mode=%s, max_blocks=%s, blocking %s (%s)" % (
+            config["mode"], config["max_blocks"], "+".join(config["block_kinds"]),
+            ", ".join(used) if used else "defaults; no config file")))
+    except config_mod.ConfigError as exc:
+        checks.append(("error", "config is broken and the Stop guard is off until it is fixed: %s" % exc))
+
+    if os.environ.get("LEDGER_DISABLE", "").strip() not in ("", "0", "false", "no"):
+        checks.append(("warn", "LEDGER_DISABLE is set: every hook does nothing in this environment"))
+
+    db = paths.db_path()
+    if os.path.exists(db):
+        try:
+            conn = store.connect(db, readonly=True)
+            count = conn.execute("SELECT COUNT(*) FROM evidence").fetchone()[0]
+            sessions = conn.execute("SELECT COUNT(*) FROM sessions").fetchone()[0]
+            ok = conn.execute("PRAGMA quick_check").fetchone()[0]
+            conn.close()
+            level = "ok" if ok == "ok" else "error"
+            checks.append((level, "ledger: %s (%d entries, %d sessions, integrity %s)" % (db, count, sessions, ok)))
+        except Exception as exc:
+            checks.append(("error", "ledger: %s cannot be read: %s" % (db, exc)))
+    else:
+        folder = os.path.dirname(db)
+        writable = os.access(folder if os.path.isdir(folder) else os.path.dirname(folder) or ".", os.W_OK)
+        checks.append(("ok" if writable else "error",
+                       "ledger: %s (not created yet; the first tool call creates it)%s" % (
+                           db, "" if writable else " but its folder is not writable")))
+
+    checks.append(hook_selftest())
+    return checks
+
+
+def hook_selftest():
+    """Run the installed hook command on a sample payload against a scratch ledger."""
+    command = common.hook_command("claude")
+    with tempfile.TemporaryDirectory() as tmp:
+        env = dict(os.environ, LEDGER_DB=os.path.join(tmp, "selftest.db"))
+        env.pop("LEDGER_DISABLE", None)
+        payload = json.dumps({
+            "session_id": "doctor-selftest", "hook_event_name": "PostToolUse", "tool_name": "Bash",
+            "tool_input": {"command": "echo selftest"}, "tool_response": {"stdout": "selftest", "stderr": ""},
+        })
+        try:
+            result = subprocess.run(command, shell=True, input=payload.encode(), env=env,
+                                    capture_output=True, timeout=30)
+        except subprocess.TimeoutExpired:
+            return ("error", "hook: `%s` did not finish within 30 s" % command)
+        if result.returncode != 0:
+            return ("error", "hook: `%s` exited %d: %s" % (command, result.returncode,
+                                                          result.stderr.decode(errors="replace").strip()[:300]))
+        try:
+            from ledger import store
+
+            conn = store.connect(env["LEDGER_DB"], readonly=True)
+            count = conn.execute("SELECT COUNT(*) FROM evidence").fetchone()[0]
+            conn.close()
+        except Exception as exc:
+            return ("error", "hook ran but recorded nothing: %s" % exc)
+        if count != 1:
+            return ("error", "hook ran but recorded %d entries instead of 1" % count)
+    return ("ok", "hook: `%s` runs and records (python %s)" % (command, sys.version.split()[0]))
