@@ -29,10 +29,15 @@ _PATTERNS = [
 # `password=...`, `"api_key": "..."`, `AWS_SECRET_ACCESS_KEY=...`: keep the name, drop the value.
 _ASSIGNMENT = re.compile(
     r"""(?ix)
-    (?P<name>\b[\w.\-]*(?:password|passwd|secret|token|api[_\-]?key|access[_\-]?key|private[_\-]?key|credentials?)\b["']?)
+    (?P<name>\b(?![\w.\-]*\b(?:pad|eos|bos|unk|sep|cls|mask)_token\b)[\w.\-]*
+        (?:password|passwd|secret|token|api[_\-]?key|access[_\-]?key|private[_\-]?key|credentials?)
+        (?:[_\-]key)?\b["']?)
     (?P<sep>\s*[:=]\s*)
     (?P<q>["']?)
-    (?P<value>(?!\[REDACTED)[^\s"',;]{4,})
+    # Not flags, nulls or special tokens: `use_auth_token=True` and `pad_token: None` are the
+    # facts a person debugging a tokenizer needs, and they are not secrets.
+    (?!(?:true|false|none|null|nil|yes|no)\b)
+    (?P<value>(?!\[REDACTED)(?!<)[^\s"',;]{4,})
     """
 )
 
