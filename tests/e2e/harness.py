@@ -129,7 +129,7 @@ class Run:
         """What a failing test prints: enough to see why without rerunning."""
         lines = ["client rc=%s timed_out=%s" % (self.rc, self.timed_out),
                  "argv: %s" % " ".join(self.argv),
-                 "--- client stdout (tail)", self.stdout[-3000:],
+                 "--- client stdout (tail)", self.stdout[-1500:],
                  "--- client stderr (tail)", self.stderr[-3000:],
                  "--- fake model requests (%d)" % len(self.requests)]
         for r in self.requests:
@@ -246,13 +246,17 @@ class Session:
 
     def claude(self, prompt, turns, extra_args=(), env=None, timeout=CLIENT_TIMEOUT):
         """Run `claude -p PROMPT` once against a fake model that plays `turns`."""
+        argv = [self.client, "-p", prompt, "--allowedTools", "Bash", "--output-format", "json",
+                *extra_args]
+        return self.run_sealed(argv, turns, env=env, timeout=timeout)
+
+    def run_sealed(self, argv, turns, env=None, timeout=CLIENT_TIMEOUT):
+        """Run any command beside the fake model inside a fresh loopback-only namespace."""
         self.runs += 1
         tag = "run%d" % self.runs
         request_log = os.path.join(self.root, tag + "-requests.jsonl")
         result_path = os.path.join(self.root, tag + "-result.json")
         spec_path = os.path.join(self.root, tag + "-spec.json")
-        argv = [self.client, "-p", prompt, "--allowedTools", "Bash", "--output-format", "json",
-                *extra_args]
         spec = {"turns": turns, "request_log": request_log, "argv": argv,
                 "env": dict(self.env, **(env or {})), "cwd": self.project,
                 "timeout": timeout, "result": result_path}
