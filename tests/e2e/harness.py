@@ -244,6 +244,23 @@ class Session:
                                     (d["num"],))
         return out
 
+    def transcript(self, session_id):
+        """The client's own session transcript (under the temp HOME), one dict per line."""
+        import glob
+
+        paths = glob.glob(os.path.join(self.home, ".claude", "projects", "*", session_id + ".jsonl"))
+        if not paths:
+            return []
+        with open(paths[0], encoding="utf-8") as f:
+            return [json.loads(line) for line in f if line.strip()]
+
+    def shown_to_user(self, session_id, event="Stop"):
+        """The systemMessage texts a hook of `event` showed the user, from the transcript."""
+        return [e["attachment"].get("content", "") for e in self.transcript(session_id)
+                if isinstance(e.get("attachment"), dict)
+                and e["attachment"].get("type") == "hook_system_message"
+                and e["attachment"].get("hookEvent") == event]
+
     def claude(self, prompt, turns, extra_args=(), env=None, timeout=CLIENT_TIMEOUT):
         """Run `claude -p PROMPT` once against a fake model that plays `turns`."""
         argv = [self.client, "-p", prompt, "--allowedTools", "Bash", "--output-format", "json",

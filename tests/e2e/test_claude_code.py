@@ -101,6 +101,8 @@ with open(os.path.join(os.environ["DUMP_DIR"], payload["hook_event_name"] + ".js
     f.write(json.dumps(payload) + "\n")
 if sys.argv[1] == "stop" and not payload.get("stop_hook_active"):
     print(json.dumps({"decision": "block", "reason": "DUMP-HOOK: quote the output you saw."}))
+elif sys.argv[1] == "stop":
+    print(json.dumps({"systemMessage": "DUMP-HOOK: allowed on the second try."}))
 '''
 
 
@@ -143,6 +145,8 @@ def test_client_fires_hooks_offline_and_feeds_a_stop_reason_back(session):
     # The reason reaches the model as the newest user message of the next request.
     assert feedback(run, 3) == FEEDBACK + "\nDUMP-HOOK: quote the output you saw."
     assert len(run.turns) == 4
+    # A systemMessage on an allowed stop is shown to the user, not sent to the model.
+    assert session.shown_to_user(result["session_id"]) == ["DUMP-HOOK: allowed on the second try."]
 
 
 # The guard, installed by `ledger install` ---------------------------------------------------
@@ -235,6 +239,8 @@ def test_model_that_never_cites_is_let_go_after_max_blocks(user):
     assert [d["decision"] for d in rows][:2] == ["block", "block"]
     assert len(rows) == 3 and rows[2]["decision"] != "block"
     assert rows[2]["system_message"], "the user was not told that uncited claims remain"
+    # ... and the client did show it to the user.
+    assert user.shown_to_user(result["session_id"]) == [rows[2]["system_message"]]
 
 
 def test_ordinary_engineering_text_with_because_is_not_blocked(user):
