@@ -1,0 +1,279 @@
+"""The claim detector and citation checker.
+
+    from ledger.detect import analyze, Evidence
+    report = analyze(message, evidence=[Evidence(id="E3", output="...", input_text="...")])
+    report.claims   # [Claim(text, kind, cited, evidence, sentence_index, lang, near_misses, reason)]
+    report.lang     # "en" | "ja"
+
+Runs inside the Stop hook on every end of turn: standard library only, rules compiled once per
+process (see rules.py), evidence touched only when a claim quotes something (see cite.py).
+"""
+
+import re
+import unicodedata
+
+from . import classify as _classify
+from . import markdown, sentences
+from .cite import Checker, quotes_in
+from .decide import decision, DEFAULT_BLOCK_KINDS  # noqa: F401  (re-exported for the guard and the CLI)
+from .rules import load_rules  # noqa: F401
+
+__all__ = ["analyze", "Evidence", "Claim", "Report", "load_rules", "decision", "evidence_from_rows"]
+
+_CURLY = str.maketrans({"\u201c": '"', "\u201d": '"', "\u2018": "'", "\u2019": "'", "\u2032": "'"})
+_EMPH = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
+_LABEL = re.compile(r"^\s*(?:\*\*|__)?([^:：\n*_`|]{1,48}?)(?:\*\*|__)?\s*(?:\(([^)\n]{0,40})\))?\s*(?:\*\*|__)?\s*[:：]\s*(?:\*\*|__)?\s*")
+
+
+class Evidence:
+    """One recorded tool call: `output` as stored (already redacted), `input_text` everything the
+    agent wrote for the call (command line, heredoc, Write/Edit content, tool_input values)."""
+
+    __slots__ = ("id", "output", "input_text", "tool_name")
+
+    def __init__(self, id, output="", input_text="", tool_name=None):
+        self.id = id
+        self.output = output or ""
+        self.input_text = input_text or ""
+        self.tool_name = tool_name
+
+    def __repr__(self):
+        return "Evidence(%r, %d chars)" % (self.id, len(self.output))
+
+
+class Claim:
+    __slots__ = ("text", "kind", "cited", "evidence", "sentence_index", "lang", "near_misses",
+                 "reason", "quotes")
+
+    def __init__(self, text, kind, cited=False, evidence=None, sentence_index=0, lang="en",
+                 near_misses=None, reason="", quotes=None):
+        self.text = text
+        self.kind = kind
+        self.cited = cited
+        self.evidence = evidence or []
+        self.sentence_index = sentence_index
+        self.lang = lang
+        self.near_misses = near_misses or []
+        self.reason = reason
+        self.quotes = quotes or []
+
+    def to_dict(self):
+        return {"text": self.text, "kind": self.kind, "cited": self.cited,
+                "evidence": list(self.evidence), "sentence_index": self.sentence_index,
+                "lang": self.lang, "reason": self.reason, "near_misses": list(self.near_misses)}
+
+    def __repr__(self):
+        return "Claim(%s, cited=%s, %r)" % (self.kind, self.cited, self.text[:60])
+
+
+class Report:
+    __slots__ = ("claims", "lang", "sentences")
+
+    def __init__(self, claims, lang, sentences=0):
+        self.claims = claims
+        self.lang = lang
+        self.sentences = sentences
+
+    def to_dict(self):
+        return {"lang": self.lang, "claims": [c.to_dict() for c in self.claims]}
+
+
+def evidence_from_rows(rows):
+    """Store rows (`ledger.store.session_evidence`) -> [Evidence]."""
+    import json
+
+    out = []
+    for r in rows:
+        parts = [r["command"] or ""]
+        raw = r["tool_input"]
+        if raw:
+            try:
+                parts.extend(_strings(json.loads(raw)))
+            except ValueError:
+                parts.append(raw)
+        out.append(Evidence(r["id"], r["output"] or "", "\n".join(p for p in parts if p),
+                            r["tool_name"]))
+    return out
+
+
+def _strings(value):
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _strings(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _strings(v)
+
+
+def _prep(text):
+    text = unicodedata.normalize("NFKC", text) if not text.isascii() else text
+    return text.translate(_CURLY).replace("\u2026", "...")
+
+
+def _heading_mode(r_for, text):
+    """'assertion' | 'hypothesis' | None for a heading or label text."""
+    t = _EMPH.sub(r"\2", text).strip(" *_#:")
+    if not t:
+        return None
+    r = r_for(sentences.lang_of(t))
+    if r.confirmed.search(t):
+        return "assertion"
+    if r.hypothesis.search(t):
+        return "hypothesis"
+    if r.assertion.search(t):
+        return "assertion"
+    return None
+
+
+class _Unit:
+    """A sentence to classify, with where it sits."""
+
+    __slots__ = ("text", "block", "mode", "mode_label", "prev")
+
+    def __init__(self, text, block, mode, mode_label, prev):
+        self.text, self.block, self.mode, self.mode_label, self.prev = text, block, mode, mode_label, prev
+
+
+def analyze(message, evidence=None, rules=None):
+    """Find the causal claims of `message` and check each one's citations against `evidence`."""
+    if rules is None:
+        rules = load_rules()
+    message = _prep(message or "")
+    blocks = markdown.parse(message)
+    units = []
+    stack = []  # (level, mode, label) of enclosing headings
+    chars = {"en": 0, "ja": 0}
+    for bi, b in enumerate(blocks):
+        if b.kind == "heading":
+            while stack and stack[-1][0] >= b.level:
+                stack.pop()
+            mode = _heading_mode(rules.for_lang, b.text)
+            stack.append((b.level, mode, b.text.strip(" *_:")))
+            # A heading can itself state the claim: "## Root cause: the loader leaks".
+            if b.level < 7:
+                lab = _LABEL.match(b.text)
+                if lab and b.text[lab.end():].strip():
+                    units.append(_Unit(b.text[lab.end():], bi, mode, b.text[:lab.end()].strip(" *_:"), None))
+            continue
+        if b.kind not in ("para", "item", "row"):
+            continue
+        mode, label = None, None
+        for lvl, m, lab in reversed(stack):
+            if m:
+                mode, label = m, lab
+                break
+        text = b.text
+        # "Root cause: ...", "Hypothesis 2: ...", "仮説：..." set the mode of the whole block.
+        lab = _LABEL.match(text)
+        if lab and b.kind != "row":
+            lm = _heading_mode(rules.for_lang, lab.group(1) + " " + (lab.group(2) or ""))
+            if lm:
+                mode, label = lm, lab.group(1).strip()
+            b.label = lab.group(1).strip()
+        if b.kind == "row":
+            lm = _heading_mode(rules.for_lang, text.split(" | ")[0])
+            if lm == "hypothesis":
+                mode, label = lm, text.split(" | ")[0]
+        prev = None
+        for a, e in sentences.split(text):
+            s = text[a:e]
+            units.append(_Unit(s, bi, mode, label, prev))
+            prev = s
+
+    claims = []
+    for idx, u in enumerate(units):
+        lang = sentences.lang_of(u.text)
+        chars[lang] += len(u.text)
+        r = rules.for_lang(lang)
+        plain = _EMPH.sub(r"\2", u.text)
+        masked, _ = sentences.mask_code(plain)
+        prev = _EMPH.sub(r"\2", u.prev) if u.prev else None
+        v = _classify.classify(r, lang, masked, plain, prev, u.mode, u.mode_label)
+        if v is None:
+            continue
+        claims.append((Claim(u.text.strip(), v.kind, sentence_index=idx, lang=lang, reason=v.reason), u.block))
+
+    lang = "ja" if chars["ja"] > chars["en"] else "en"
+    if claims:
+        checker = Checker(evidence, rules.for_lang)
+        for claim, bi in claims:
+            _cite(claim, bi, blocks, checker, rules)
+    return Report([c for c, _ in claims], lang, len(units))
+
+
+def _scope(bi, blocks, rules):
+    """Prose, quotes and fences that a claim in block `bi` may cite: its own block and the
+    blocks attached right after it (a fence, a block quote, an "Evidence:" line)."""
+    b = blocks[bi]
+    prose = [b.text]
+    material = list(b.codes)
+    if b.kind == "heading" and bi + 1 < len(blocks) and blocks[bi + 1].kind in ("para", "item"):
+        prose.append(blocks[bi + 1].text)
+    j = bi + 1
+    while j < len(blocks):
+        nb = blocks[j]
+        if nb.kind in ("fence", "quote"):
+            material.append(nb.text)
+        elif nb.kind in ("para", "item") and _is_evidence_line(nb.text, rules):
+            prose.append(nb.text)
+            material.extend(nb.codes)
+        elif nb.kind == "heading" and nb.level == 7 and _is_evidence_line(nb.text, rules):
+            pass  # "Evidence:" alone on a line, its fence or quote follows
+        else:
+            break
+        j += 1
+    return prose, material
+
+
+def _is_evidence_line(text, rules):
+    t = _EMPH.sub(r"\2", text).lstrip(" *_")
+    r = rules.for_lang(sentences.lang_of(t[:40]) if t else "en")
+    return bool(r.evidence.search(t))
+
+
+def _cite(claim, bi, blocks, checker, rules):
+    prose, material = _scope(bi, blocks, rules)
+    r = rules.for_lang(claim.lang)
+    ids, near, cited_by = [], [], []
+    for text in prose:
+        for m in r.evidence_id.finditer(text):
+            eid = (m.group(1) if m.lastindex else m.group(0)).upper()
+            if eid in ids:
+                continue
+            ids.append(eid)
+    for eid in ids:
+        if checker.known_id(eid):
+            cited_by.append(eid)
+        else:
+            near.append({"quote": eid, "evidence": None, "why": "no such evidence id in this session"})
+    quotes = []
+    for text in prose:
+        quotes.extend(quotes_in(text))
+    for block in material:
+        quotes.append(block)
+        lines = [ln for ln in block.split("\n") if ln.strip()]
+        if len(lines) > 1:
+            quotes.extend(lines)
+    claim.quotes = quotes
+    verified = False
+    for q in quotes:
+        status, hits, detail = checker.check_quote(q)
+        if status == "verified":
+            verified = True
+            for h in hits:
+                if h not in cited_by:
+                    cited_by.append(h)
+        elif status in ("self", "near") and len(near) < 5:
+            why = "written by the agent itself, not tool output" if status == "self" else "close to recorded output but not exact"
+            near.append({"quote": q[:200], "evidence": hits[0] if hits else _ev_of(detail), "why": detail if status == "near" else why})
+    claim.cited = bool(cited_by)
+    claim.evidence = cited_by
+    claim.near_misses = near
+    return verified
+
+
+def _ev_of(detail):
+    m = re.search(r"\b(E\d+)\b", detail or "")
+    return m.group(1) if m else None

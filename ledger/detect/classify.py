@@ -1,0 +1,211 @@
+"""Is a sentence a claim about why something went wrong, and if so which kind?
+
+A sentence is causal when a `cause_frame` fires ("the root cause is"), or a `cause_verb` or
+`connective` fires while the sentence (or, for "This is because ...", the one before it) uses
+failure vocabulary. Then, inside the clause that holds the cue, in this order:
+
+    question, conditional  -> hypothesis
+    unknown ("not known")  -> not a claim
+    instruction            -> not a claim (unless a frame)
+    hedge                  -> hypothesis
+    negation               -> negated (unless "not X but Y": assertion)
+    otherwise              -> assertion (hypothesis under a hypothesis heading or label)
+
+A connective in a sentence where the agent explains its own change (`rationale`: "I renamed it
+because ...") is motivation, not diagnosis, and is skipped. Under a root-cause heading or label a
+plain declarative sentence is an assertion even without a cue.
+"""
+
+ASSERTION, HYPOTHESIS, NEGATED = "assertion", "hypothesis", "negated"
+_RANK = {ASSERTION: 3, NEGATED: 2, HYPOTHESIS: 1}
+
+
+def _spans(matches):
+    return [(m.start(), m.end()) for m in matches]
+
+
+def _outside(m, spans):
+    return not any(a <= m.start() and m.end() <= b for a, b in spans)
+
+
+def failure_term(r, text):
+    """The first failure word in `text` that is not part of a `not_failure` phrase, or None."""
+    if not text:
+        return None
+    masks = _spans(r.not_failure.finditer(text)) if r.not_failure else []
+    for m in r.failure.finditer(text):
+        if _outside(m, masks):
+            return m.group(0)
+    return None
+
+
+def _clauses(r, text):
+    cuts = [0]
+    for m in r.clause_break.finditer(text):
+        if m.start() > 0:
+            cuts.append(m.start())
+    cuts.append(len(text))
+    return [(cuts[k], cuts[k + 1]) for k in range(len(cuts) - 1) if cuts[k + 1] > cuts[k]]
+
+
+def _clause_at(clauses, pos):
+    for a, b in clauses:
+        if a <= pos < b:
+            return a, b
+    return clauses[-1]
+
+
+def _strip_lead(text):
+    """Clause text without the break that starts it (", but", ";") and leading markup."""
+    t = text.lstrip(" ,;:—–-")
+    for w in ("but ", "however ", "however, ", "although ", "though ", "whereas ", "so "):
+        if t.lower().startswith(w):
+            t = t[len(w):]
+            break
+    return t.lstrip(" ,")
+
+
+class Verdict:
+    __slots__ = ("kind", "reason")
+
+    def __init__(self, kind, reason):
+        self.kind = kind
+        self.reason = reason
+
+
+def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None):
+    """Kind of one sentence (`Verdict`) or None when it is not a claim.
+
+    `r` is the LangRules for `lang`; `masked` has inline code masked (cue matching), `plain`
+    keeps it (failure words such as `OutOfMemoryError` may sit in code); `mode` is "assertion",
+    "hypothesis" or None, from the enclosing heading or the block's label.
+    """
+    text = masked
+    if not text.strip():
+        return None
+    failure = failure_term(r, plain)
+    if not failure and prev_plain and r.anaphora.search(text):
+        failure = failure_term(r, prev_plain)
+    if not failure and mode in (ASSERTION, HYPOTHESIS):
+        failure = "(%s section)" % (mode_label or mode)
+
+    cues = []
+    for m in r.cause_frame.finditer(text):
+        cues.append(("frame", m))
+    if failure:
+        for m in r.cause_verb.finditer(text):
+            cues.append(("verb", m))
+        for m in r.connective.finditer(text):
+            cues.append(("connective", m))
+    clauses = _clauses(r, text)
+    pseudo = _spans(r.pseudo_negation.finditer(text)) if r.pseudo_negation else []
+    best = None
+    for tier, m in sorted(cues, key=lambda c: c[1].start()):
+        v = _judge(r, lang, text, clauses, pseudo, tier, m, failure, mode, mode_label)
+        if v is not None and (best is None or _RANK[v.kind] > _RANK[best.kind]):
+            best = v
+        if best is not None and best.kind == ASSERTION:
+            break
+    if best is None and not cues and mode in (ASSERTION, HYPOTHESIS):
+        best = _by_mode(r, text, mode, mode_label)
+    return best
+
+
+def _judge(r, lang, text, clauses, pseudo, tier, m, failure, mode, mode_label):
+    a, b = _clause_at(clauses, m.start())
+    clause = text[a:b]
+    body = _strip_lead(clause)
+    cue = m.group(0).strip()
+    first = a == clauses[0][0]
+
+    if r.question.search(body.rstrip()):
+        return Verdict(HYPOTHESIS, "question proposing a cause (%r)" % cue)
+    if r.conditional.search(body) or (first and r.conditional.search(text[: clauses[0][1]])):
+        return Verdict(HYPOTHESIS, "conditional (%r)" % cue)
+    if r.unknown.search(clause):
+        return None
+    if tier != "frame" and r.instruction.search(body):
+        return None
+    if tier == "connective" and _rationale(r, lang, text, clause, a, m):
+        return None
+    h = r.hedge.search(clause)
+    if h is None:
+        # A hedge that opens the sentence ("I think", "Probably,") covers all of it.
+        h0 = r.hedge.search(text[: clauses[0][1]])
+        if h0 is not None and h0.start() <= 12:
+            h = h0
+    if h is not None:
+        return Verdict(HYPOTHESIS, "hedged (%r) cause (%r)" % (h.group(0).strip(), cue))
+
+    neg = None
+    for n in r.negated.finditer(clause):
+        if _outside_abs(n, a, pseudo):
+            neg = n
+            break
+    if neg is None and r.negation_before:
+        before = clause[: m.start() - a]
+        nb = r.negation_before.search(before)
+        if nb is not None and _outside_abs(nb, a, pseudo):
+            neg = nb
+    if neg is None and r.negation_after:
+        na = r.negation_after.search(text[m.end():b])
+        if na is not None:
+            neg = na
+    if neg is not None:
+        c = r.contrast.search(text, min(a + neg.end(), len(text)))
+        if c is not None and len(text[c.end():].split()) >= 1 and not r.hedge.search(text[c.end():]) \
+                and not r.unknown.search(text[c.end():]):
+            return _assert(mode, mode_label, "'not X but Y' (%r)" % cue)
+        return Verdict(NEGATED, "rules a cause out (%r)" % neg.group(0).strip())
+    return _assert(mode, mode_label, "%s %r + failure %r" % (
+        "cause frame" if tier == "frame" else "causal " + tier, cue, failure))
+
+
+def _outside_abs(m, offset, spans):
+    s, e = m.start() + offset, m.end() + offset
+    return not any(a <= s and e <= b for a, b in spans)
+
+
+def _assert(mode, mode_label, reason):
+    if mode == HYPOTHESIS:
+        return Verdict(HYPOTHESIS, "under %r: %s" % (mode_label or "hypothesis", reason))
+    return Verdict(ASSERTION, reason)
+
+
+def _rationale(r, lang, text, clause, a, m):
+    """Is the connective `m` the reason for the agent's own action rather than a failure's?"""
+    if not r.rationale:
+        return False
+    if lang == "ja":
+        # Japanese puts the main clause (the action) after the connective.
+        return r.rationale.search(text, m.end()) is not None
+    head = text[a:m.start()]
+    if r.rationale.search(head):
+        return True
+    if not head.strip(" ,*_"):
+        # "Because X, I renamed it": the action follows the first comma.
+        comma = text.find(",", m.end())
+        return comma >= 0 and r.rationale.search(text, comma) is not None
+    return False
+
+
+def _by_mode(r, text, mode, mode_label):
+    """A sentence with no causal cue under a root-cause heading or label."""
+    body = text.strip()
+    if len(body.split()) < 3 and len(body) < 8:
+        return None
+    if body.endswith((":", "：")):
+        return None
+    if r.question.search(body):
+        return Verdict(HYPOTHESIS, "question under %r" % mode_label)
+    if r.unknown.search(body) or r.instruction.search(body) or r.conditional.search(body):
+        return None
+    if mode == HYPOTHESIS:
+        return Verdict(HYPOTHESIS, "under %r" % (mode_label or "hypothesis"))
+    h = r.hedge.search(body)
+    if h is not None:
+        return Verdict(HYPOTHESIS, "hedged (%r) under %r" % (h.group(0).strip(), mode_label))
+    n = r.negated.search(body)
+    if n is not None:
+        return Verdict(NEGATED, "rules a cause out (%r) under %r" % (n.group(0).strip(), mode_label))
+    return Verdict(ASSERTION, "stated under %r" % mode_label)

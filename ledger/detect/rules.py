@@ -1,0 +1,347 @@
+"""Rule packs: TOML files of regular expressions, merged and compiled once per process.
+
+Where packs come from, in order (later files edit earlier ones):
+
+1. the packaged packs, `ledger.paths.rules_dir()` (`ledger/_data/rules` in a wheel, `rules/`
+   in a checkout);
+2. the user's files, `~/.config/evidence-ledger/rules/*.toml`;
+3. the project's files, the nearest `.evidence-ledger/rules/*.toml` walking up from the
+   project directory (or the current directory).
+
+A file whose `[pack] name` matches a pack already loaded edits it: its lists are appended,
+its scalars replace, and the entries listed under `[remove]` (same shape as the pack) are
+deleted. A file with a new name adds a pack; every pack with the same `lang` applies to
+sentences of that language. See rules/README.md.
+
+This module is on the Stop hook's path: stdlib only, and a broken user file never stops the
+hook. It is skipped and its error is kept in `Rules.errors`, which `ledger rules` shows.
+"""
+
+import os
+import re
+import tomllib
+
+from .. import paths
+
+# Lists of patterns, by section. Anything else in a pack is a scalar or an error.
+PATTERN_LISTS = {
+    "cues": (
+        "cause_frame", "cause_verb", "connective", "failure", "not_failure", "hedge",
+        "unknown", "negation_before", "negation_after", "negated", "pseudo_negation", "contrast", "clause_break",
+        "question", "conditional", "instruction", "rationale", "anaphora",
+    ),
+    "headings": ("confirmed", "hypothesis", "assertion"),
+    "labels": ("evidence",),
+    "citation": ("evidence_id", "generic_quote"),
+}
+SCALARS = {
+    "pack": {"name": str, "lang": str, "description": str, "case_sensitive": bool, "extends": str},
+    "citation": {"min_quote_chars": int, "min_single_token_chars": int},
+}
+DEFAULTS = {"min_quote_chars": 10, "min_single_token_chars": 16}
+
+_NEEDS_REGEX = re.compile(r"\\[pPX]|\[\[:|\(\?[a-z]*V[01]")
+
+
+class RuleError(Exception):
+    def __init__(self, path, where, message):
+        self.path = path
+        self.where = where
+        self.message = message
+        super().__init__(f"{path}: {where}: {message}" if where else f"{path}: {message}")
+
+
+def _compile(pattern, flags):
+    """`re` first; the `regex` module only for patterns that need it (\\p{...}), imported lazily."""
+    if _NEEDS_REGEX.search(pattern):
+        import regex
+
+        return regex.compile(pattern, flags | regex.V0)
+    return re.compile(pattern, flags)
+
+
+class Matcher:
+    """One list of patterns, joined into one alternation so a sentence costs one search."""
+
+    __slots__ = ("patterns", "_one", "_all")
+
+    def __init__(self, patterns, flags):
+        self.patterns = list(patterns)
+        self._all = [_compile(p, flags) for p in self.patterns]
+        self._one = None
+        if self._all and all(isinstance(c, re.Pattern) for c in self._all):
+            try:
+                self._one = re.compile("|".join("(?:%s)" % p for p in self.patterns), flags)
+            except re.error:
+                self._one = None
+
+    def search(self, text, pos=0):
+        if self._one is not None:
+            return self._one.search(text, pos)
+        best = None
+        for c in self._all:
+            m = c.search(text, pos)
+            if m and (best is None or m.start() < best.start()):
+                best = m
+        return best
+
+    def finditer(self, text):
+        if self._one is not None:
+            return list(self._one.finditer(text))
+        found = []
+        for c in self._all:
+            found.extend(c.finditer(text))
+        found.sort(key=lambda m: m.start())
+        return found
+
+    def each(self):
+        return self._all
+
+    def __bool__(self):
+        return bool(self.patterns)
+
+
+class Pack:
+    """One merged pack: its data as loaded, and the files it came from."""
+
+    def __init__(self, name, lang, data, sources):
+        self.name = name
+        self.lang = lang
+        self.data = data
+        self.sources = sources
+
+    @property
+    def description(self):
+        return self.data.get("pack", {}).get("description", "")
+
+    def count(self):
+        return sum(len(v) for sec in PATTERN_LISTS for v in self.data.get(sec, {}).values()
+                   if isinstance(v, list))
+
+
+class LangRules:
+    """Compiled rules for one language: the union of every pack with that `lang`."""
+
+    def __init__(self, lang, packs, shared_failure=()):
+        self.lang = lang
+        flags = re.IGNORECASE
+        if any(p.data.get("pack", {}).get("case_sensitive") for p in packs):
+            flags = 0
+        merged = {}
+        scalars = dict(DEFAULTS)
+        for p in packs:
+            for sec, keys in PATTERN_LISTS.items():
+                for key in keys:
+                    merged.setdefault(key, [])
+            for sec, keys in PATTERN_LISTS.items():
+                for key in keys:
+                    for pat in p.data.get(sec, {}).get(key, []):
+                        if pat not in merged[key]:
+                            merged[key].append(pat)
+            for key in DEFAULTS:
+                if key in p.data.get("citation", {}):
+                    scalars[key] = p.data["citation"][key]
+        # Failure vocabulary crosses languages: a Japanese sentence says "OOM" and "NaN".
+        for pat in shared_failure:
+            if pat not in merged["failure"]:
+                merged["failure"].append(pat)
+        for key, pats in merged.items():
+            setattr(self, key, Matcher(pats, flags))
+        self.min_quote_chars = scalars["min_quote_chars"]
+        self.min_single_token_chars = scalars["min_single_token_chars"]
+
+
+class Rules:
+    """Everything `analyze` needs: compiled rules per language, plus what was loaded from where."""
+
+    def __init__(self, packs, errors, files):
+        self.packs = packs
+        self.errors = errors
+        self.files = files
+        self._by_lang = {}
+
+    def for_lang(self, lang):
+        got = self._by_lang.get(lang)
+        if got is None:
+            packs = [p for p in self.packs if p.lang == lang]
+            if not packs:
+                packs = [p for p in self.packs if p.lang == "en"]
+            shared = []
+            for p in self.packs:
+                if p.lang != lang:
+                    shared.extend(p.data.get("cues", {}).get("failure", []))
+            got = LangRules(lang, packs, shared)
+            self._by_lang[lang] = got
+        return got
+
+
+def _toml_files(directory):
+    """The detector's packs in `directory`; `probe*.toml` belong to `ledger probe`."""
+    if not directory or not os.path.isdir(directory):
+        return []
+    return [os.path.join(directory, n) for n in sorted(os.listdir(directory))
+            if n.endswith(".toml") and not n.startswith("probe")]
+
+
+def project_rules_dir(project_dir=None):
+    """The nearest `.evidence-ledger/rules` at or above `project_dir` (default: cwd)."""
+    d = os.path.abspath(project_dir or os.getcwd())
+    while True:
+        candidate = os.path.join(d, ".evidence-ledger", "rules")
+        if os.path.isdir(candidate):
+            return candidate
+        parent = os.path.dirname(d)
+        if parent == d:
+            return None
+        d = parent
+
+
+def rule_files(project_dir=None):
+    """[(origin, path)] in load order."""
+    out = [("package", p) for p in _toml_files(paths.rules_dir())]
+    out += [("user", p) for p in _toml_files(os.path.join(paths.user_config_dir(), "rules"))]
+    proj = project_rules_dir(project_dir)
+    if proj:
+        out += [("project", p) for p in _toml_files(proj)]
+    return out
+
+
+def check_data(path, data):
+    """Structural checks shared by the loader and `ledger rules`; raises RuleError."""
+    if not isinstance(data.get("pack"), dict) or not isinstance(data["pack"].get("name"), str):
+        raise RuleError(path, "[pack]", "needs a table [pack] with a string `name`")
+    for sec, value in data.items():
+        if sec == "remove":
+            if not isinstance(value, dict):
+                raise RuleError(path, "[remove]", "must be a table")
+            for rsec, rval in value.items():
+                _check_lists(path, "remove." + rsec, rsec, rval, check_patterns=False)
+            continue
+        if sec not in PATTERN_LISTS and sec not in SCALARS:
+            raise RuleError(path, f"[{sec}]", "unknown section (expected one of: "
+                            + ", ".join(sorted(set(PATTERN_LISTS) | set(SCALARS) | {"remove"})) + ")")
+        _check_lists(path, sec, sec, value, check_patterns=True)
+
+
+def _check_lists(path, label, sec, value, check_patterns):
+    if not isinstance(value, dict):
+        raise RuleError(path, f"[{label}]", "must be a table")
+    for key, v in value.items():
+        where = f"{label}.{key}"
+        if key in PATTERN_LISTS.get(sec, ()):
+            if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+                raise RuleError(path, where, "must be a list of strings")
+            if check_patterns:
+                for i, pat in enumerate(v):
+                    try:
+                        _compile(pat, re.IGNORECASE)
+                    except Exception as e:  # re.error, regex.error
+                        raise RuleError(path, f"{where}[{i}]", f"bad pattern {pat!r}: {e}")
+        elif key in SCALARS.get(sec, {}):
+            if not isinstance(v, SCALARS[sec][key]) or (SCALARS[sec][key] is int and isinstance(v, bool)):
+                raise RuleError(path, where, f"must be {SCALARS[sec][key].__name__}")
+        else:
+            raise RuleError(path, where, "unknown key")
+
+
+def read_file(path):
+    try:
+        with open(path, "rb") as f:
+            data = tomllib.load(f)
+    except OSError as e:
+        raise RuleError(path, "", f"cannot read: {e}")
+    except tomllib.TOMLDecodeError as e:
+        raise RuleError(path, "", f"invalid TOML: {e}")
+    check_data(path, data)
+    return data
+
+
+def _merge(base, edit):
+    for sec, value in edit.items():
+        if sec in ("remove", "pack"):
+            continue
+        target = base.setdefault(sec, {})
+        for key, v in value.items():
+            if isinstance(v, list):
+                cur = target.setdefault(key, [])
+                cur.extend(x for x in v if x not in cur)
+            else:
+                target[key] = v
+    for sec, value in edit.get("remove", {}).items():
+        for key, v in value.items():
+            cur = base.get(sec, {}).get(key)
+            if cur:
+                base[sec][key] = [x for x in cur if x not in v]
+    for k, v in edit.get("pack", {}).items():
+        if k != "name":
+            base.setdefault("pack", {})[k] = v
+
+
+def build(files):
+    """[(origin, path)] -> Rules, skipping (and recording) broken files."""
+    packs = {}
+    order = []
+    errors = []
+    for origin, path in files:
+        try:
+            data = read_file(path)
+        except RuleError as e:
+            errors.append(e)
+            continue
+        name = data["pack"].get("extends") or data["pack"]["name"]
+        if name in packs:
+            _merge(packs[name].data, data)
+            packs[name].sources.append((origin, path))
+        else:
+            lang = data["pack"].get("lang")
+            if not lang:
+                errors.append(RuleError(path, "pack.lang", f"new pack {name!r} needs a `lang`"))
+                continue
+            fresh = {"pack": dict(data["pack"])}
+            _merge(fresh, {k: v for k, v in data.items() if k != "pack"})
+            packs[name] = Pack(name, lang, fresh, [(origin, path)])
+            order.append(name)
+        if "remove" in data and name not in packs:
+            pass
+    result = []
+    for name in order:
+        p = packs[name]
+        p.lang = p.data.get("pack", {}).get("lang", p.lang)
+        result.append(p)
+    # A compile error in a merged list must not take the hook down: drop the pattern, say so.
+    for p in result:
+        for sec, keys in PATTERN_LISTS.items():
+            for key in keys:
+                good = []
+                for i, pat in enumerate(p.data.get(sec, {}).get(key, [])):
+                    try:
+                        _compile(pat, re.IGNORECASE)
+                        good.append(pat)
+                    except Exception as e:
+                        src = p.sources[-1][1]
+                        errors.append(RuleError(src, f"{sec}.{key}[{i}]", f"bad pattern {pat!r}: {e}"))
+                if key in p.data.get(sec, {}):
+                    p.data[sec][key] = good
+    return Rules(result, errors, files)
+
+
+_CACHE = {}
+
+
+def load_rules(project_dir=None):
+    """The active rules for `project_dir` (default: cwd), compiled once per process per file set."""
+    files = rule_files(project_dir)
+    key = []
+    for origin, path in files:
+        try:
+            st = os.stat(path)
+            key.append((path, st.st_mtime_ns, st.st_size))
+        except OSError:
+            key.append((path, 0, 0))
+    key = tuple(key)
+    got = _CACHE.get(key)
+    if got is None:
+        got = build(files)
+        _CACHE.clear()
+        _CACHE[key] = got
+    return got
