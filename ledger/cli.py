@@ -111,3 +111,59 @@ def demo(keep):
     from ledger import demo as demo_mod
 
     demo_mod.run(keep=keep)
+
+
+# Debugging ---------------------------------------------------------------------------------
+
+
+@cli.command()
+@click.option("--run-dir", type=click.Path(file_okay=False), default=".",
+              help="The run's directory: its disk, checkpoints and (without --log) its logs.")
+@click.option("--log", "logs", multiple=True, type=click.Path(dir_okay=False),
+              help="A log to scan (repeatable). Default: the newest *.log/*.out/*.err in --run-dir.")
+@click.option("--pid", type=int, help="A process to report on even if it does not look like training.")
+@click.option("--since", help="Only kernel/journal messages this recent: 30m, 2h, 1d (journal default 1d).")
+@click.option("--tail", type=int, default=15, show_default=True, help="Lines of each log's tail to print.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+def probe(run_dir, logs, pid, since, tail, as_json):
+    """Gather cheap evidence about a training run in one command, in a few seconds.
+
+    Run it first when a job crashed, hung, diverged or slowed down. Each probe runs in parallel
+    with its own time limit; a tool that is missing or not permitted is reported, never fatal.
+
+    \b
+      processes    /proc: python, torchrun, accelerate, deepspeed: state (R/S/D/Z), age,
+                   the same command launched twice
+      kernel       dmesg: OOM kills, GPU Xid errors, NFS not responding, segfaults,
+                   hung tasks, hardware errors
+      journal      journalctl (priority notice and up), the same signatures
+      gpu          nvidia-smi query mode (or rocm-smi): busy %, memory, temperature, and
+                   the processes on each GPU
+      disk         free space of the run dir's filesystem, its largest items, network mounts
+      checkpoints  newest files, sizes, empty or still-growing files, and how long before
+                   the log's last write the newest one was saved
+      log          the whole file: tracebacks (their final exception line), CUDA OOM,
+                   Killed, NCCL/watchdog timeouts, loss=nan/inf, grad-norm explosions,
+                   early-stopping notices, no space left; last step/epoch; the tail
+
+    The report leads with what was found; under each finding, indented four spaces, is the
+    exact line it came from. Those lines are evidence: quote one verbatim in a diagnosis (the
+    ledger recorded this output) instead of paraphrasing it. Signatures are data in
+    rules/probe.toml; add your own in .evidence-ledger/rules/probe*.toml.
+
+    \b
+    Examples:
+      ledger probe --run-dir runs/exp7
+      ledger probe --log train.log --log worker1.log --since 2h
+      ledger probe --pid 4121 --json
+    """
+    from ledger import probe as probing
+
+    try:
+        since_s = probing.parse_duration(since) if since else None
+        rules = probing.load_rules(os.path.abspath(run_dir))
+    except (ValueError, probing.RuleError) as exc:
+        raise click.ClickException(str(exc))
+    opts = probing.Options(run_dir=os.path.abspath(run_dir), logs=list(logs), pid=pid, since_s=since_s, tail=max(0, tail))
+    report = probing.run(opts, rules)
+    click.echo(probing.to_json(report) if as_json else probing.render(report), nl=False)

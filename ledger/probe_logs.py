@@ -1,0 +1,403 @@
+"""The log probe: failure signatures across a whole log, fast, plus its tail and progress.
+
+Candidate lines come from the signatures' anchors in one pass over the file. GNU/BSD grep
+does that pass when it is on PATH (a multi-string search in C, several anchors at once, one
+process per core); otherwise Python scans the file in big chunks with bytes.find, one anchor
+at a time. Either way Python then decides on each candidate line with the signature's regex,
+so the two engines report the same findings.
+"""
+
+import fnmatch
+import os
+import re
+import shutil
+import subprocess
+import threading
+import time
+
+from ledger.probe import Finding, clean_line, excerpt, fmt_age, fmt_bytes, summarize
+
+CHUNK = 16 << 20
+LINE_NUMBERS_UP_TO = 512 << 20   # beyond this, findings name byte offsets (deterministic)
+TRACEBACK_WINDOW = 256 << 10
+PROGRESS_WINDOWS = (1 << 20, 16 << 20, 64 << 20)
+MAX_CANDIDATES = 2_000_000
+
+
+def logs(opts, rules, deadline, extra):
+    paths_ = list(opts.logs) or discover(opts.run_dir, rules)
+    findings = []
+    if not paths_:
+        return [Finding("log", "no_logs", "unavailable",
+                        f"log: no log files given (--log) or found in {opts.run_dir}")]
+    tails = extra.setdefault("tails", {})
+    for path in paths_:
+        findings.extend(scan_log(path, rules, deadline, opts.tail, tails))
+    return findings
+
+
+def discover(run_dir, rules, limit=3):
+    globs = rules.table("logs").get("globs", ["*.log", "*.out", "*.err"])
+    found = []
+    for root, dirs, files, depth in _walk(run_dir, 2):
+        for name in files:
+            if any(fnmatch.fnmatch(name, g) for g in globs):
+                p = os.path.join(root, name)
+                try:
+                    st = os.stat(p)
+                except OSError:
+                    continue
+                if st.st_size > 0:
+                    found.append((st.st_mtime, p))
+    found.sort(reverse=True)
+    return [p for _, p in found[:limit]]
+
+
+def _walk(top, max_depth):
+    stack = [(top, 0)]
+    seen = 0
+    while stack:
+        d, depth = stack.pop()
+        try:
+            entries = list(os.scandir(d))
+        except OSError:
+            continue
+        dirs, files = [], []
+        for e in entries:
+            seen += 1
+            try:
+                if e.is_dir(follow_symlinks=False):
+                    if not e.name.startswith("."):
+                        dirs.append(e.name)
+                else:
+                    files.append(e.name)
+            except OSError:
+                pass
+        yield d, dirs, files, depth
+        if depth < max_depth and seen < 20000:
+            stack.extend((os.path.join(d, n), depth + 1) for n in dirs)
+
+
+def display_name(path):
+    cwd = os.getcwd()
+    ap = os.path.abspath(path)
+    return os.path.relpath(ap, cwd) if ap.startswith(cwd + os.sep) else path
+
+
+# ------------------------------------------------------------------------------ candidates
+
+def engine_name():
+    forced = os.environ.get("LEDGER_PROBE_ENGINE")
+    if forced in ("python", "grep"):
+        return forced
+    return "grep" if shutil.which("grep") else "python"
+
+
+def candidates(path, sigs, deadline, engine=None):
+    """{line_start_offset: line_bytes} for every line holding an anchor; and whether complete."""
+    fixed = sorted({a for s in sigs for a in s.anchors})
+    regexes = sorted({a for s in sigs for a in s.anchor_regex})
+    engine = engine or engine_name()
+    if engine == "grep":
+        try:
+            return _grep_candidates(path, fixed, regexes, deadline)
+        except OSError:
+            pass
+    return _python_candidates(path, fixed, regexes, deadline)
+
+
+def _grep_candidates(path, fixed, regexes, deadline):
+    groups = []
+    cores = os.cpu_count() or 1
+    if fixed:
+        # Several anchor sets, one grep each, run side by side: the multi-string search
+        # slows with the number of short strings, cores are usually idle.
+        n = max(1, min(cores - (1 if regexes else 0), 4, len(fixed)))
+        for i in range(n):
+            groups.append(["-F"] + [x for a in fixed[i::n] for x in ("-e", a)])
+    for r in regexes:
+        groups.append(["-E", "-e", r])
+    env = dict(os.environ, LC_ALL="C")
+    out, lock, complete = {}, threading.Lock(), [True]
+    procs = []
+    for args in groups:
+        procs.append(subprocess.Popen(["grep", "-a", "-b", *args, "--", path], stdout=subprocess.PIPE,
+                                      stderr=subprocess.DEVNULL, env=env))
+
+    def read(p):
+        local = {}
+        for raw in p.stdout:
+            colon = raw.find(b":")
+            if colon > 0:
+                local[int(raw[:colon])] = raw[colon + 1:]
+                if len(local) > MAX_CANDIDATES:
+                    break
+        with lock:
+            out.update(local)
+
+    readers = [threading.Thread(target=read, args=(p,), daemon=True) for p in procs]
+    for t in readers:
+        t.start()
+    for p, t in zip(procs, readers):
+        t.join(max(0.0, deadline - time.monotonic()))
+        if t.is_alive():
+            complete[0] = False
+            p.kill()
+            t.join(1)
+        else:
+            p.stdout.close()
+            p.wait()
+            if p.returncode not in (0, 1):
+                complete[0] = False
+    return out, complete[0]
+
+
+def _python_candidates(path, fixed, regexes, deadline):
+    anchors = [a.encode() for a in fixed]
+    pats = [re.compile(r.encode()) for r in regexes]
+    out = {}
+    with open(path, "rb") as f:
+        base = 0
+        carry = b""
+        while True:
+            if time.monotonic() > deadline:
+                return out, False
+            block = f.read(CHUNK)
+            if not block:
+                data, base_off = carry, base - len(carry)
+                if not data:
+                    break
+            else:
+                cut = block.rfind(b"\n") + 1
+                if cut == 0:
+                    carry += block
+                    base += len(block)
+                    continue
+                data = carry + block[:cut]
+                base_off = base - len(carry)
+                carry = block[cut:]
+                base += len(block)
+            for a in anchors:
+                i = data.find(a)
+                while i >= 0:
+                    s = data.rfind(b"\n", 0, i) + 1
+                    e = data.find(b"\n", i)
+                    e = len(data) if e < 0 else e
+                    out.setdefault(base_off + s, data[s:e])
+                    i = data.find(a, e)
+            for p in pats:
+                for m in p.finditer(data):
+                    s = data.rfind(b"\n", 0, m.start()) + 1
+                    e = data.find(b"\n", m.start())
+                    e = len(data) if e < 0 else e
+                    out.setdefault(base_off + s, data[s:e])
+            if not block:
+                break
+    return out, True
+
+
+# ---------------------------------------------------------------------------- classification
+
+def scan_log(path, rules, deadline, tail_n=15, tails=None, engine=None):
+    name = display_name(path)
+    try:
+        st = os.stat(path)
+        fh = open(path, "rb")
+    except FileNotFoundError:
+        return [Finding("log", "missing", "unavailable", f"log {name}: no such file", source=name)]
+    except PermissionError:
+        return [Finding("log", "permission", "unavailable", f"log {name}: permission denied", source=name)]
+    sigs = rules.of("log")
+    with fh:
+        cands, complete = candidates(path, sigs, deadline, engine)
+        hits = classify(cands, sigs, fh)
+        findings = []
+        for sig, entries in hits:
+            first, last = entries[0], entries[-1]
+            shown = last if sig.report == "last" else first
+            other = first if shown is last else last
+            f = Finding("log", sig.id, sig.severity, shown["summary"], source=name,
+                        line=shown["quote"], offset=shown["offset"], count=len(entries),
+                        data={"which": sig.report, "groups": shown["groups"]})
+            if len(entries) > 1:
+                f.data["other_offset"] = other["offset"]
+                if other["summary"] != shown["summary"] or sig.kind == "traceback":
+                    f.data["other_line"] = other["quote"]
+            findings.append(f)
+        progress, tail = tail_and_progress(fh, st.st_size, rules, tail_n)
+        if st.st_size <= LINE_NUMBERS_UP_TO:
+            number_lines(fh, findings + progress)
+        for f in progress:
+            f.source = name
+        if tails is not None and tail:
+            tails[name] = tail
+    age = time.time() - st.st_mtime
+    state = Finding("log", "log_file", "info",
+                    f"{fmt_bytes(st.st_size)}, last written {fmt_age(age)} ago"
+                    + ("" if complete else "; scan stopped at the time limit, findings may be missing"),
+                    source=name, data={"size": st.st_size, "mtime": st.st_mtime, "complete": complete})
+    if not complete:
+        state.severity = "warn"
+    return findings + progress + [state]
+
+
+def classify(cands, sigs, fh):
+    """Candidate lines -> [(signature, [hit, ...])] in file order, one signature per line."""
+    per = {s.id: [] for s in sigs}
+    prepared = [(s, [a.encode() for a in s.anchors], [re.compile(r.encode()) for r in s.anchor_regex])
+                for s in sigs]
+    claimed = set()
+    trace_sigs = [p for p in prepared if p[0].kind == "traceback"]
+    line_sigs = [p for p in prepared if p[0].kind != "traceback"]
+    offsets = sorted(cands)
+    # Tracebacks first: their exception line is the finding, and a line it claims (say a
+    # CUDA OOM message) is not reported a second time by the line signature.
+    for sig, anchors, regexes in trace_sigs:
+        for off in offsets:
+            raw = cands[off]
+            if not any(a in raw for a in anchors):
+                continue
+            exc = final_exception(fh, off, raw)
+            if exc is None:
+                continue
+            exc_off, exc_raw, exc_text = exc
+            line = clean_line(exc_raw)
+            # Name the kind of failure when a line signature recognises the exception.
+            also = next((s.summary for s, _, _ in line_sigs if s.match is not None
+                         and s.match.search(line) and "{" not in s.summary), None)
+            summary = summarize(sig.summary, {"exception": exc_text}, exc_text)
+            if also:
+                summary += f" ({also})"
+            per[sig.id].append({"offset": exc_off, "quote": excerpt(line), "summary": summary,
+                                "groups": {"exception": exc_text}})
+            claimed.add(exc_off)
+    for off in offsets:
+        if off in claimed:
+            continue
+        raw = cands[off]
+        for sig, anchors, regexes in line_sigs:
+            if not (any(a in raw for a in anchors) or any(r.search(raw) for r in regexes)):
+                continue
+            line = clean_line(raw)
+            m = None
+            if sig.match is not None:
+                m = sig.match.search(line)
+                if m is None:
+                    continue
+            if sig.exclude is not None and sig.exclude.search(line):
+                continue
+            groups = {k: v for k, v in (m.groupdict() if m else {}).items() if v is not None}
+            if sig.min_value is not None:
+                try:
+                    if float(groups.get("value", "nan")) < sig.min_value:
+                        continue
+                except ValueError:
+                    continue
+            start = m.start() if m else 0
+            per[sig.id].append({"offset": off, "quote": excerpt(line, start),
+                                "summary": summarize(sig.summary, groups, sig.id), "groups": groups})
+            break
+    out = []
+    for sig, _, _ in prepared:
+        entries = sorted(per[sig.id], key=lambda h: h["offset"])
+        if entries:
+            out.append((sig, entries))
+    return out
+
+
+_CHAIN = ("During handling of the above exception", "The above exception was the direct cause")
+
+
+def final_exception(fh, off, header):
+    """The exception line that ends the traceback starting at `off`: (offset, raw, text).
+
+    Launchers prefix every line ("[rank0]: "), so the prefix before "Traceback" is taken off
+    the lines that carry it and other ranks' lines are skipped; chained tracebacks ("During
+    handling of the above exception ...") are followed to the last exception.
+    """
+    prefix = header[:header.find(b"Traceback (most recent call last)")]
+    fh.seek(off)
+    block = fh.read(TRACEBACK_WINDOW)
+    pos = block.find(b"\n") + 1
+    in_traceback, found = True, None
+    while 0 < pos < len(block):
+        end = block.find(b"\n", pos)
+        end = len(block) if end < 0 else end
+        raw = block[pos:end]
+        line_off, pos = off + pos, end + 1
+        if prefix:
+            if not raw.startswith(prefix):
+                continue
+            body = raw[len(prefix):]
+        else:
+            body = raw
+        text = clean_line(body)
+        if text.startswith("Traceback (most recent call last)"):
+            in_traceback = True
+        elif in_traceback:
+            if text and not text[0].isspace():
+                found, in_traceback = (line_off, raw, text.strip()), False
+        elif text and not text.startswith(_CHAIN):
+            break
+    return found
+
+
+# ------------------------------------------------------------------------- tail and progress
+
+def tail_and_progress(fh, size, rules, tail_n):
+    findings = []
+    tail = []
+    remaining = dict(rules.progress)
+    for window in PROGRESS_WINDOWS:
+        if not remaining and tail:
+            break
+        start = max(0, size - window)
+        fh.seek(start)
+        block = fh.read(size - start)
+        if start > 0:
+            block = block[block.find(b"\n") + 1:]
+            base = size - len(block)
+        else:
+            base = 0
+        if not tail:
+            lines = [clean_line(x) for x in block.splitlines()[-tail_n:]] if tail_n else []
+            tail = [x for x in lines if x != ""][-tail_n:] if tail_n else []
+        for name, pat in list(remaining.items()):
+            # The last line in the block that names this counter.
+            end = len(block)
+            while end > 0:
+                s = block.rfind(b"\n", 0, end - 1) + 1
+                raw = block[s:end]
+                text = clean_line(raw)
+                m = pat.search(text) if text else None
+                if m:
+                    value = m.groupdict().get("value") or m.group(1)
+                    findings.append(Finding("log", f"last_{name}", "info", f"last {name} reached: {value}",
+                                            line=excerpt(text, m.start()), offset=base + s,
+                                            data={"value": value}))
+                    del remaining[name]
+                    break
+                end = s - 1 if s > 0 else 0
+        if start == 0:
+            break
+    return findings, tail
+
+
+def number_lines(fh, findings):
+    """Offsets -> 1-based line numbers, counting newlines once up to the last offset."""
+    want = sorted({o for f in findings for o in (f.offset, f.data.get("other_offset")) if o is not None})
+    if not want:
+        return
+    numbers, pos, count = {}, 0, 1
+    fh.seek(0)
+    for target in want:
+        while pos < target:
+            n = min(CHUNK, target - pos)
+            count += fh.read(n).count(b"\n")
+            pos += n
+        numbers[target] = count
+    for f in findings:
+        if f.offset in numbers:
+            f.lineno = numbers[f.offset]
+        if f.data.get("other_offset") in numbers:
+            f.data["other_lineno"] = numbers[f.data["other_offset"]]
