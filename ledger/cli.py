@@ -17,6 +17,87 @@ def cli():
     """
 
 
+# Auditing ----------------------------------------------------------------------------------
+
+
+@cli.command()
+@click.argument("ident", required=False, metavar="[SESSION | E<n> | D<n>]")
+@click.option("--limit", type=int, default=50, show_default=True, help="Sessions to list.")
+@click.option("--json", "json_out", is_flag=True, help="Print the view as JSON.")
+def show(ident, limit, json_out):
+    """Audit what was recorded: sessions, one session's timeline, one entry, one decision.
+
+    With no argument, lists sessions, newest first, with their evidence, failure, claim and
+    block counts. Give a session id (any unique prefix) for its timeline: every tool call
+    with its exit status and output size, and each Stop decision with the claims it judged,
+    in the order they happened. Give an evidence id for the entry in full, output included,
+    or a decision id for the decision, its reason and its claims.
+
+    \b
+    Examples:
+      ledger show                 # sessions
+      ledger show 4277ef59        # one session's timeline
+      ledger show E42             # one tool call, its full output
+      ledger show D3              # one Stop decision and its claims
+      ledger show E42 --json
+    """
+    from ledger import show as showing
+
+    conn = showing.open_ledger()
+    try:
+        click.echo(showing.show(conn, ident, limit=limit, json_out=json_out))
+    finally:
+        conn.close()
+
+
+@cli.command()
+@click.argument("query")
+@click.option("--session", "session", help="Only this session (any unique id prefix).")
+@click.option("--limit", type=int, default=10, show_default=True, help="Most results to print.")
+@click.option("--json", "json_out", is_flag=True, help="Print the matching entries as JSON.")
+def search(query, session, limit, json_out):
+    """Full-text search over every recorded command and output, best match first.
+
+    Each word of three or more characters is searched for as a substring (Japanese works
+    too); any of them may match. Punctuation is literal, so `loss=nan` and `--lr` work.
+
+    \b
+    Examples:
+      ledger search "CUDA out of memory"
+      ledger search loss=nan --session 4277ef59
+      ledger search NCCL --limit 3 --json
+    """
+    from ledger import show as showing
+
+    conn = showing.open_ledger()
+    try:
+        session_id = showing.resolve_session(conn, session) if session else None
+        text = showing.search_view(conn, query, session_id, limit, json_out)
+    finally:
+        conn.close()
+    if text is None:
+        click.echo("No matches for %r." % query, err=True)
+        sys.exit(1)
+    click.echo(text)
+
+
+@cli.command()
+def path():
+    """Print where the ledger file is (or will be).
+
+    `$LEDGER_DB` overrides the default, `$XDG_DATA_HOME/evidence-ledger/ledger.db`
+    (else `~/.local/share/evidence-ledger/ledger.db`), for every command and hook.
+
+    \b
+    Examples:
+      ledger path
+      sqlite3 "$(ledger path)" 'select count(*) from evidence'
+    """
+    from ledger import paths
+
+    click.echo(paths.db_path())
+
+
 # Setting up --------------------------------------------------------------------------------
 
 AGENT_CHOICE = click.Choice(["claude", "codex", "gemini", "all"])

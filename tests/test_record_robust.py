@@ -154,8 +154,12 @@ def test_corrupt_ledger_fails_open(db_path):
     os.makedirs(os.path.dirname(db_path), exist_ok=True)
     with open(db_path, "wb") as f:
         f.write(b"this is not a database" * 100)
-    line = _quiet_exit(run_hook(payload(tool_response={"stdout": "x"})))
-    assert "internal error" in line
+    result = run_hook(payload(tool_response={"stdout": "x"}))
+    # Either the damaged file is moved aside and recording goes on, or nothing is recorded;
+    # both are fine as long as the agent sees exit 0, no decision and at most one note.
+    assert result.returncode == 0
+    assert result.stdout == b""
+    assert len(result.stderr.splitlines()) <= 1
 
 
 # Capping -------------------------------------------------------------------------------------
