@@ -11,12 +11,15 @@ GROWTH_SAMPLE_S = 1.0
 WALK_LIMIT = 20000
 
 
-def _mount_of(path, mounts="/proc/mounts"):
+MOUNTS = "/proc/mounts"
+
+
+def _mount_of(path, mounts=None):
     """The /proc/mounts line of the filesystem holding `path` (longest mount point prefix)."""
     real = os.path.realpath(path)
     best = None
     try:
-        with open(mounts, encoding="utf-8", errors="replace") as f:
+        with open(mounts or MOUNTS, encoding="utf-8", errors="replace") as f:
             for line in f:
                 parts = line.split()
                 if len(parts) < 3:

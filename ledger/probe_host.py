@@ -16,16 +16,28 @@ STATES = {"R": "running", "S": "sleeping", "D": "uninterruptible (D: waiting on 
           "Z": "zombie", "T": "stopped", "t": "traced", "I": "idle", "X": "dead"}
 
 
-def run_tool(probe, argv, timeout=TOOL_TIMEOUT_S):
+def run_tool(probe, argv, timeout=None):
     """(stdout lines, None) or (None, Finding saying why not). Never raises."""
+    timeout = TOOL_TIMEOUT_S if timeout is None else timeout
     exe = shutil.which(argv[0])
     if exe is None:
         return None, Finding(probe, "missing_tool", "unavailable", f"{probe}: {argv[0]} not found")
     try:
-        p = subprocess.run([exe, *argv[1:]], capture_output=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return None, Finding(probe, "tool_timeout", "unavailable",
-                             f"{probe}: {argv[0]} gave no answer within {timeout:.0f} s")
+        # Its own session, so a timeout kills the whole group: a wrapper script's children
+        # would otherwise hold the pipes open (a wedged nvidia-smi is a classic).
+        proc = subprocess.Popen([exe, *argv[1:]], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                stdin=subprocess.DEVNULL, start_new_session=True)
+        try:
+            stdout, stderr = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            try:
+                os.killpg(proc.pid, 9)
+            except OSError:
+                proc.kill()
+            proc.communicate()
+            return None, Finding(probe, "tool_timeout", "unavailable",
+                                 f"{probe}: {argv[0]} gave no answer within {timeout:g} s")
+        p = subprocess.CompletedProcess(argv, proc.returncode, stdout, stderr)
     except OSError as e:
         return None, Finding(probe, "tool_error", "unavailable", f"{probe}: {argv[0]} could not run ({e.strerror})")
     out = p.stdout.decode("utf-8", "replace").splitlines()
@@ -66,7 +78,8 @@ def _read_proc(pid):
 def _is_training(p, names, modules):
     argv = p["argv"]
     if not argv:
-        return False
+        # A zombie has no command line left, only its name.
+        return p["state"] == "Z" and any(p["comm"].startswith(n) for n in names)
     base = os.path.basename(argv[0])
     if not any(base == n or (n.startswith("python") and re.fullmatch(r"python[\d.]*", base)) for n in names):
         return False
@@ -159,9 +172,11 @@ def _duplicates(train, procs):
                     break
                 a = procs[a]["ppid"]
             if not same:
-                launches.add(p["ppid"])
+                # Ranks share a launcher parent (torchrun is itself in `train`); two launches
+                # from one shell share a parent that is not a launcher.
+                launches.add(p["ppid"] if p["ppid"] in train else -p["pid"])
         if len(launches) > 1:
-            roots = sorted(p["pid"] for p in members if p["ppid"] in launches)
+            roots = sorted(p["pid"] for p in members if p["ppid"] in launches or -p["pid"] in launches)
             cmd = " ".join(argv)
             findings.append(Finding("processes", "duplicate", "warn",
                                     f"same command launched {len(launches)} times (pids {', '.join(map(str, roots))})",

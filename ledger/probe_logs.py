@@ -293,7 +293,7 @@ def classify(cands, sigs, fh):
                         continue
                 except ValueError:
                     continue
-            start = m.start() if m else 0
+            start = m.start() if m else min((line.find(a) for a in sig.anchors if a in line), default=0)
             per[sig.id].append({"offset": off, "quote": excerpt(line, start),
                                 "summary": summarize(sig.summary, groups, sig.id), "groups": groups})
             break
