@@ -33,27 +33,103 @@ class LedgerError(Exception):
     """The ledger file cannot be opened or used; the message says why, for a person."""
 
 
-def connect(path=None, create=True, readonly=False):
-    """Open the ledger, creating it (0600, folder 0700) and its schema when needed."""
+def busy_timeout_ms():
+    """$LEDGER_BUSY_TIMEOUT_MS overrides the wait for the write lock (tests lower it)."""
+    try:
+        return max(0, int(os.environ.get("LEDGER_BUSY_TIMEOUT_MS") or BUSY_TIMEOUT_MS))
+    except ValueError:
+        return BUSY_TIMEOUT_MS
+
+
+def connect(path=None, create=True, readonly=False, _retry=True):
+    """Open the ledger, creating it (0600, folder 0700) and its schema when needed.
+
+    A file that is not a database (or is damaged) is moved aside as `<file>.corrupt-<time>` and a
+    new ledger is started in its place: recording goes on, and the old bytes are kept.
+    """
     path = path or paths.db_path()
     if readonly or not create:
         if not os.path.exists(path):
             raise LedgerError("no ledger at %s (nothing has been recorded yet)" % path)
     else:
-        _ensure_file(path)
+        try:
+            _ensure_file(path)
+        except OSError as exc:
+            raise LedgerError("cannot create the ledger at %s: %s (fix the folder's permissions, or "
+                              "set LEDGER_DB to a writable file)" % (path, exc.strerror or exc)) from exc
+    timeout = busy_timeout_ms()
     uri = "file:%s?mode=ro" % path if readonly else path
     conn = sqlite3.connect(
-        uri, uri=readonly, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
+        uri, uri=readonly, timeout=timeout / 1000, isolation_level=None,
         check_same_thread=False,
     )
     conn.row_factory = sqlite3.Row
-    conn.execute("PRAGMA busy_timeout = %d" % BUSY_TIMEOUT_MS)
-    if readonly:
-        return conn
-    if conn.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
-        _upgrade(conn)
-    conn.execute("PRAGMA synchronous = NORMAL")
+    try:
+        conn.execute("PRAGMA busy_timeout = %d" % timeout)
+        if readonly:
+            return conn
+        if conn.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
+            _upgrade(conn)
+        conn.execute("PRAGMA synchronous = NORMAL")
+    except sqlite3.DatabaseError as exc:
+        conn.close()
+        from ledger import faults
+
+        if _retry and create and faults.is_corrupt(exc):
+            quarantine(path)
+            return connect(path, create, readonly, _retry=False)
+        raise
     return conn
+
+
+def quarantine(path):
+    """Move a damaged ledger (and its -wal/-shm) aside; return the new name, or None if another
+    process already did. Never deletes or overwrites anything."""
+    from ledger import faults
+
+    lock = None
+    try:
+        import fcntl
+
+        lock = os.open(path + ".lock", os.O_RDWR | os.O_CREAT, 0o600)
+        fcntl.flock(lock, fcntl.LOCK_EX)
+    except (ImportError, OSError):
+        lock = None
+    try:
+        # Under the lock, look again: a concurrent hook may have replaced it already.
+        try:
+            probe = sqlite3.connect(path, timeout=busy_timeout_ms() / 1000)
+            try:
+                probe.execute("PRAGMA user_version").fetchone()
+                if probe.execute("PRAGMA quick_check(1)").fetchone()[0] == "ok":
+                    return None
+            finally:
+                probe.close()
+        except sqlite3.DatabaseError as exc:
+            if not faults.is_corrupt(exc):
+                raise
+        stamp = time.strftime("%Y%m%dT%H%M%S")
+        target = "%s.corrupt-%s" % (path, stamp)
+        n = 1
+        while os.path.exists(target):
+            n += 1
+            target = "%s.corrupt-%s-%d" % (path, stamp, n)
+        os.rename(path, target)
+        for suffix in ("-wal", "-shm", "-journal"):
+            if os.path.exists(path + suffix):
+                os.rename(path + suffix, target + suffix)
+        faults.add("corrupt", "%s was not a usable SQLite database; moved to %s" % (path, target))
+        try:
+            import sys
+
+            sys.stderr.write("evidence-ledger: the ledger was damaged; moved it to %s and started "
+                             "a new one (run `ledger doctor`)\n" % target)
+        except Exception:
+            pass
+        return target
+    finally:
+        if lock is not None:
+            os.close(lock)
 
 
 def _ensure_file(path):

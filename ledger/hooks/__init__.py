@@ -78,7 +78,10 @@ def dispatch(agent, data):
     if kind == "tool":
         from ledger.hooks import record
 
-        record.handle(event["ev"])
+        try:
+            record.handle(event["ev"])
+        except Exception as exc:  # fail open, and leave a note for the next Stop and for doctor
+            fault(exc, event["ev"].get("session_id"), "this tool call was not recorded")
     elif kind == "stop":
         from ledger.hooks import stop
 
@@ -90,6 +93,19 @@ def dispatch(agent, data):
     else:
         note("ignored event %r" % event.get("event"))
     return 0
+
+
+def fault(exc, session_id, what):
+    """Report a failure of our own: one stderr line now, a systemMessage at the next Stop."""
+    from ledger import faults
+
+    kind = faults.classify(exc)
+    detail = "%s: %s" % (exc.__class__.__name__, exc)
+    try:
+        faults.add(kind, detail, session_id=str(session_id) if session_id else None)
+    except Exception:
+        pass
+    note("%s (%s), nothing blocked: %s" % (what, kind, detail))
 
 
 def run():

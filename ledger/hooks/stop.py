@@ -9,7 +9,7 @@ import json
 import os
 
 from ledger import config as config_mod
-from ledger import guard, store
+from ledger import faults, guard, store, verify
 from ledger.hooks import note
 
 
@@ -22,13 +22,20 @@ def handle(event, adapter):
         return adapter.stop_output(guard.Verdict(
             "allow", system_message="evidence-ledger: broken config, the guard is off: %s (run `ledger doctor`)" % exc))
 
-    session_id = event.get("session_id") or "unknown"
+    session_id = str(event.get("session_id") or "unknown")
     message = event.get("message")
     if message is None and event.get("transcript_path"):
-        from ledger import transcript
+        message, problem = read_transcript(event["transcript_path"])
+        if problem:
+            note(problem + "; stop allowed")
+            faults.add("transcript", problem, session_id=session_id, once=True)
+    try:
+        conn = store.connect()
+    except Exception as exc:
+        from ledger.hooks import fault
 
-        message = transcript.final_message(event["transcript_path"])
-    conn = store.connect()
+        fault(exc, session_id, "the Stop guard could not open the ledger, stop allowed")
+        return _output(adapter, guard.Verdict("allow"), session_id)
     try:
         try:
             verdict, report, blocks = judge(conn, event, session_id, message or "", config, project_dir)
@@ -36,28 +43,99 @@ def handle(event, adapter):
             note("internal error in the Stop guard, stop allowed: %s: %s" % (exc.__class__.__name__, exc))
             _record(conn, event, session_id, guard.Verdict("allow"), None, 0, config, message,
                     error="%s: %s" % (exc.__class__.__name__, exc))
-            return None
+            return _output(adapter, guard.Verdict("allow"), session_id)
         _record(conn, event, session_id, verdict, report, blocks, config, message)
     finally:
         conn.close()
+    return _output(adapter, verdict, session_id)
+
+
+def _output(adapter, verdict, session_id):
+    """The adapter's output, plus one systemMessage naming our own faults not yet reported.
+
+    A block carries only the reason (the agent reads it, not the user), so faults wait for the
+    next stop that is allowed.
+    """
+    if verdict.decision != "block":
+        try:
+            waiting = faults.pending(session_id)
+        except Exception:
+            waiting = []
+        if waiting:
+            text = faults.summary(waiting)
+            verdict.system_message = verdict.system_message + "\n" + text if verdict.system_message else text
+            faults.mark_reported(waiting)
     return adapter.stop_output(verdict)
+
+
+def read_transcript(path):
+    """(final message, problem): problem says why the transcript could not be used."""
+    from ledger import transcript
+
+    if not os.path.isfile(path):
+        return None, "transcript %s does not exist, so the final message was not checked" % path
+    try:
+        size = os.path.getsize(path)
+        message = transcript.final_message(path)
+        partial = _tail_is_partial(path)
+    except (OSError, ValueError, RecursionError) as exc:
+        return None, "transcript %s could not be read (%s), so the final message was not checked" % (path, exc)
+    if partial:
+        # final_message already waited for the client's flush; a line still cut short means the
+        # newest message may be the broken one, and judging an older one risks a false block.
+        return None, "transcript %s ends in a partial line, so the final message was not checked" % path
+    if message is None and size > transcript.MAX_BACK:
+        return None, ("transcript %s is %d MB and its final message is not in the last %d MB, so it "
+                      "was not checked" % (path, size // 2**20, transcript.MAX_BACK // 2**20))
+    return message, None
+
+
+def _tail_is_partial(path, window=1024 * 1024):
+    with open(path, "rb") as f:
+        f.seek(0, os.SEEK_END)
+        size = f.tell()
+        f.seek(max(0, size - window))
+        data = f.read()
+    if not data or data.endswith(b"\n"):
+        return False
+    if b"\n" not in data and size > window:
+        return False  # one enormous line: cannot tell, do not guess
+    last = data.rsplit(b"\n", 1)[-1]
+    if not last.strip():
+        return False
+    try:
+        json.loads(last)
+    except ValueError:
+        return True
+    return False
 
 
 def judge(conn, event, session_id, message, config, project_dir):
     from ledger.detect import Evidence, analyze, load_rules
 
     rows = store.session_evidence(conn, session_id)
+    # Entries that fail the hash chain (edited, added by hand) are not evidence; the reason names
+    # them and the user hears about it once.
+    problems, untrusted = verify.check_chain(rows)
+    if untrusted:
+        rows = [r for r in rows if r["id"] not in untrusted]
+        detail = "session %s: %s" % (session_id, "; ".join(p.detail for p in problems)[:400])
+        note("ignored evidence that failed the integrity check: " + detail)
+        faults.add("tampered", detail, session_id=session_id, once=True)
+    untrusted_set = set(untrusted)
     evidence = [Evidence(id=r["id"], output=r["output"] or "", input_text=_input_text(r)) for r in rows]
     report = analyze(message, evidence=evidence, rules=load_rules(project_dir))
     blocks = store.blocks_in_turn(conn, session_id, event.get("turn_id"))
 
     def related(claim):
-        hits = store.search(conn, claim.text, session_id=session_id, limit=3)
+        hits = [h for h in store.search(conn, claim.text, session_id=session_id, limit=6)
+                if h["id"] not in untrusted_set][:3]
         if not hits:  # nothing shares a term: point at the latest failures, then the latest calls
             hits = sorted(rows, key=lambda r: (not r["failed"], -r["num"]))[:3]
         return [(h["id"], _summary(h)) for h in hits]
 
-    verdict = guard.decide(report, config, blocks_so_far=blocks, related=related)
+    verdict = guard.decide(report, config, blocks_so_far=blocks, related=related,
+                           ignored_evidence=untrusted)
     return verdict, report, blocks
 
 
