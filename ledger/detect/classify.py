@@ -97,6 +97,8 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
             cues.append(("verb", m))
         for m in r.connective.finditer(text):
             cues.append(("connective", m))
+        for m in r.negated.finditer(text):
+            cues.append(("negated", m))
     clauses = _clauses(r, text)
     pseudo = _spans(r.pseudo_negation.finditer(text)) if r.pseudo_negation else []
     best = None
@@ -157,6 +159,8 @@ def _judge(r, lang, text, clauses, pseudo, tier, m, failure, mode, mode_label):
                 and not r.unknown.search(text[c.end():]):
             return _assert(mode, mode_label, "'not X but Y' (%r)" % cue)
         return Verdict(NEGATED, "rules a cause out (%r)" % neg.group(0).strip())
+    if tier == "negated":
+        return None
     return _assert(mode, mode_label, "%s %r + failure %r" % (
         "cause frame" if tier == "frame" else "causal " + tier, cue, failure))
 

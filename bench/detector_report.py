@@ -1,0 +1,210 @@
+"""The claim detector on the labelled corpus, next to a naive keyword baseline.
+
+    python3 bench/detector_report.py            # the table (markdown)
+    python3 bench/detector_report.py --errors   # also every item it gets wrong
+    python3 bench/detector_report.py --json
+
+The corpus and its format are described in tests/corpus/README.md. `tests/test_corpus_eval.py`
+runs the same evaluation as a regression floor.
+"""
+
+import argparse
+import json
+import os
+import re
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CORPUS = os.path.join(ROOT, "tests", "corpus")
+sys.path.insert(0, ROOT)
+
+from ledger.detect import Evidence, analyze, decision, load_rules  # noqa: E402
+
+LABELS = {"A": "assertion", "C": "cited", "H": "hypothesis", "G": "negated", "X": "none"}
+BASELINE = re.compile(r"cause|because|due to|原因|ため", re.I)
+
+
+class Item:
+    def __init__(self, label, text, evidence, where):
+        self.label = label
+        self.text = text
+        self.evidence = evidence
+        self.where = where
+
+
+def load_corpus(path):
+    items = []
+    name = os.path.basename(path)
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        m = re.match(r"^([ACHGX]):\s?(.*)$", line)
+        if m:
+            items.append(Item(LABELS[m.group(1)], m.group(2), [], "%s:%d" % (name, i + 1)))
+            i += 1
+            continue
+        m = re.match(r"^%%\s+([ACHGX])\s*$", line)
+        if m:
+            label, start = LABELS[m.group(1)], i
+            body, evidence = [], []
+            i += 1
+            while i < len(lines) and lines[i].strip() != "%%":
+                e = re.match(r"^@@\s+(E\d+)\s*\$\s?(.*)$", lines[i])
+                if e:
+                    evidence.append([e.group(1), e.group(2), []])
+                elif evidence and not evidence[-1][2] and lines[i].startswith("$ "):
+                    evidence[-1][1] += "\n" + lines[i][2:]  # more of the agent's own input
+                elif evidence:
+                    evidence[-1][2].append(lines[i])
+                else:
+                    body.append(lines[i])
+                i += 1
+            i += 1
+            ev = [Evidence(eid, "\n".join(out), inp) for eid, inp, out in evidence]
+            items.append(Item(label, "\n".join(body).strip("\n"), ev, "%s:%d" % (name, start + 1)))
+            continue
+        i += 1
+    return items
+
+
+def corpus_files():
+    out = {}
+    for n in sorted(os.listdir(CORPUS)):
+        m = re.match(r"^(en|ja)_(dev|heldout)\.txt$", n)
+        if m:
+            out[(m.group(1), m.group(2))] = os.path.join(CORPUS, n)
+    return out
+
+
+def evaluate(items, rules):
+    """Per label: n, blocked, and for the detector whether the expected kind was found."""
+    rows = {}
+    wrong = []
+    for it in items:
+        rep = analyze(it.text, evidence=it.evidence, rules=rules)
+        blocked = decision(rep) == "block"
+        base = bool(BASELINE.search(it.text))
+        kinds = [c.kind for c in rep.claims]
+        r = rows.setdefault(it.label, {"n": 0, "blocked": 0, "base_blocked": 0, "kind_ok": 0})
+        r["n"] += 1
+        r["blocked"] += blocked
+        r["base_blocked"] += base
+        ok_kind = {
+            "assertion": "assertion" in kinds,
+            "cited": any(c.kind == "assertion" and c.cited for c in rep.claims),
+            "hypothesis": "assertion" not in kinds,
+            "negated": "negated" in kinds,
+            "none": "assertion" not in kinds,
+        }[it.label]
+        r["kind_ok"] += ok_kind
+        expect_block = it.label == "assertion"
+        if blocked != expect_block or (it.label == "negated" and not ok_kind):
+            wrong.append((it, rep))
+    return rows, wrong
+
+
+def _pct(a, b):
+    return "%.1f%%" % (100.0 * a / b) if b else "-"
+
+
+def _ratio(a, b):
+    return "%.2f" % (a / b) if b else "-"
+
+
+def summary(rows):
+    """The headline numbers for one (lang, split)."""
+    g = lambda label, key: rows.get(label, {}).get(key, 0)  # noqa: E731
+    allow_labels = ("hypothesis", "none", "negated")
+    nonblock_n = sum(g(l, "n") for l in ("hypothesis", "none"))
+    return {
+        "assertion_n": g("assertion", "n"),
+        "recall": g("assertion", "blocked") / g("assertion", "n") if g("assertion", "n") else None,
+        "base_recall": g("assertion", "base_blocked") / g("assertion", "n") if g("assertion", "n") else None,
+        "cited_n": g("cited", "n"),
+        "cited_allowed": 1 - g("cited", "blocked") / g("cited", "n") if g("cited", "n") else None,
+        "base_cited_allowed": 1 - g("cited", "base_blocked") / g("cited", "n") if g("cited", "n") else None,
+        "nonclaim_n": nonblock_n,
+        "false_block": sum(g(l, "blocked") for l in ("hypothesis", "none")) / nonblock_n if nonblock_n else None,
+        "base_false_block": sum(g(l, "base_blocked") for l in ("hypothesis", "none")) / nonblock_n if nonblock_n else None,
+        "negated_n": g("negated", "n"),
+        "negated_found": g("negated", "kind_ok") / g("negated", "n") if g("negated", "n") else None,
+        "negated_blocked": g("negated", "blocked") / g("negated", "n") if g("negated", "n") else None,
+        "base_negated_blocked": g("negated", "base_blocked") / g("negated", "n") if g("negated", "n") else None,
+        "per_label": rows,
+        "allow_labels": allow_labels,
+    }
+
+
+def run(rules=None):
+    rules = rules or load_rules(project_dir=ROOT)
+    results = {}
+    for (lang, split), path in corpus_files().items():
+        items = load_corpus(path)
+        rows, wrong = evaluate(items, rules)
+        results[(lang, split)] = (summary(rows), wrong, len(items))
+    return results
+
+
+def _f(x):
+    return "-" if x is None else "%.2f" % x
+
+
+def table(results):
+    out = ["| lang | split | items | assertion recall (target en ≥ 0.90, ja ≥ 0.85) | "
+           "hypothesis / non-claim blocked (≤ 2%) | cited assertions allowed (all) | "
+           "negated found as negated | negated blocked |",
+           "|---|---|---:|---|---|---|---|---|"]
+    for (lang, split), (s, _, n) in sorted(results.items()):
+        out.append("| %s | %s | %d | **%s** (baseline %s) n=%d | **%s** (baseline %s) n=%d | "
+                   "**%s** (baseline %s) n=%d | %s n=%d | %s (baseline %s) |" % (
+                       lang, split, n,
+                       _f(s["recall"]), _f(s["base_recall"]), s["assertion_n"],
+                       _pct(s["false_block"] * s["nonclaim_n"], s["nonclaim_n"]) if s["false_block"] is not None else "-",
+                       _pct(s["base_false_block"] * s["nonclaim_n"], s["nonclaim_n"]) if s["base_false_block"] is not None else "-",
+                       s["nonclaim_n"],
+                       _f(s["cited_allowed"]), _f(s["base_cited_allowed"]), s["cited_n"],
+                       _f(s["negated_found"]), s["negated_n"],
+                       _pct(s["negated_blocked"] * s["negated_n"], s["negated_n"]) if s["negated_blocked"] is not None else "-",
+                       _pct(s["base_negated_blocked"] * s["negated_n"], s["negated_n"]) if s["base_negated_blocked"] is not None else "-",
+                   ))
+    out.append("")
+    out.append("Per kind (detector blocked / baseline blocked / n):")
+    out.append("")
+    out.append("| lang | split | assertion | cited | hypothesis | negated | non-claim |")
+    out.append("|---|---|---|---|---|---|---|")
+    for (lang, split), (s, _, n) in sorted(results.items()):
+        cells = []
+        for label in ("assertion", "cited", "hypothesis", "negated", "none"):
+            r = s["per_label"].get(label)
+            cells.append("%d / %d / %d" % (r["blocked"], r["base_blocked"], r["n"]) if r else "-")
+        out.append("| %s | %s | %s |" % (lang, split, " | ".join(cells)))
+    return "\n".join(out)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--errors", action="store_true", help="print every item the detector gets wrong")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--split", choices=("dev", "heldout"), help="only this split's errors")
+    args = p.parse_args(argv)
+    results = run()
+    if args.json:
+        print(json.dumps({"%s_%s" % k: {kk: vv for kk, vv in v[0].items() if kk not in ("allow_labels",)}
+                          for k, v in results.items()}, indent=2, default=str))
+        return 0
+    print(table(results))
+    if args.errors:
+        for (lang, split), (_, wrong, _) in sorted(results.items()):
+            if args.split and split != args.split:
+                continue
+            for it, rep in wrong:
+                print("\n--- %s [%s] %s" % (it.where, it.label, it.text[:300].replace("\n", " / ")))
+                for c in rep.claims:
+                    print("    %s cited=%s %s | %s" % (c.kind, c.cited, c.reason, c.text[:100]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
