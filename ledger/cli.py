@@ -98,6 +98,114 @@ def path():
     click.echo(paths.db_path())
 
 
+@cli.command()
+@click.option("--session", "session", help="Only this session (any unique id prefix).")
+@click.option("--json", "json_out", is_flag=True, help="Print the problems as JSON.")
+def verify(session, json_out):
+    """Check the ledger has not been tampered with; exit 1 if it has.
+
+    Recomputes every entry's hash chain and the ledger-wide id sequence, and reports entries
+    that were edited, deleted, reordered or inserted after the hooks recorded them, plus
+    damage SQLite itself finds. Entries deleted by `ledger gc` are not problems.
+
+    \b
+    Examples:
+      ledger verify
+      ledger verify --session 4277ef59
+    """
+    from ledger import show as showing
+    from ledger import verify as verifying
+
+    conn = showing.open_ledger()
+    try:
+        session_id = showing.resolve_session(conn, session) if session else None
+        problems, checked = verifying.verify(conn, session_id)
+    finally:
+        conn.close()
+    if json_out:
+        click.echo(json.dumps({"ok": not problems, "entries_checked": checked,
+                               "problems": [p.as_dict() for p in problems]}, indent=2))
+    elif problems:
+        for problem in problems:
+            where = " [session %s]" % problem.session_id if problem.session_id else ""
+            click.echo(click.style("%-9s" % problem.kind, fg="red") + " " + problem.detail + where)
+        click.echo("%d problem(s) in %d entries checked." % (len(problems), checked), err=True)
+    else:
+        click.echo("ok: %d entries, every hash chain intact, no ids missing." % checked)
+    if problems:
+        sys.exit(1)
+
+
+@cli.command()
+@click.option("--older-than", default="30d", show_default=True,
+              help="Delete sessions last active longer ago than this: 30d, 12h, 2w, 1y.")
+@click.option("--max-size", help="Then delete the oldest sessions until the ledger fits: 500M, 2G.")
+@click.option("--dry-run", is_flag=True, help="Say what would be deleted; delete nothing.")
+def gc(older_than, max_size, dry_run):
+    """Delete old sessions (whole sessions, with their decisions) and VACUUM the file.
+
+    By default keeps the last 30 days. `--max-size` deletes further sessions, oldest first,
+    while the ledger is larger than SIZE; the newest session is always kept. What was deleted
+    is logged, so `ledger verify` does not report it as tampering.
+
+    \b
+    Examples:
+      ledger gc --dry-run
+      ledger gc --older-than 90d
+      ledger gc --max-size 1G
+    """
+    from ledger import retention, store
+
+    try:
+        retention.parse_duration(older_than)
+        if max_size:
+            retention.parse_size(max_size)
+        conn = store.connect(create=False)
+    except (ValueError, store.LedgerError) as exc:
+        raise click.ClickException(str(exc))
+    try:
+        result = retention.gc(conn, older_than, max_size, dry_run=dry_run)
+    finally:
+        conn.close()
+    verb = "would delete" if dry_run else "deleted"
+    click.echo("%s %d session(s), %d entries; %.1f MB -> %.1f MB in use" % (
+        verb, len(result["sessions"]), result["entries"],
+        result["bytes_before"] / 2**20, result["bytes_after"] / 2**20))
+    if result["still_over_cap"]:
+        click.echo("still over %s: only the newest session is left" % max_size, err=True)
+
+
+@cli.command()
+@click.option("--session", "session", help="Only this session (any unique id prefix).")
+@click.option("--redact", "redacted", is_flag=True,
+              help="Redact secrets again and mask your home folder and user name, for sharing.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write here instead of stdout.")
+def export(session, redacted, output):
+    """Export the ledger (or one session) as JSON Lines: a header with the verification result,
+    then each session, its evidence and its decisions with their claims.
+
+    \b
+    Examples:
+      ledger export --session 4277ef59 --redact -o audit.jsonl
+      ledger export | jq 'select(.type == "evidence") | .command'
+    """
+    from ledger import export as exporting
+    from ledger import show as showing
+
+    conn = showing.open_ledger()
+    try:
+        session_id = showing.resolve_session(conn, session) if session else None
+        if output:
+            fd = os.open(output, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as out:
+                count = exporting.write(conn, out, session_id, redacted)
+            click.echo("wrote %d lines to %s" % (count, output), err=True)
+        else:
+            exporting.write(conn, click.get_text_stream("stdout"), session_id, redacted)
+    finally:
+        conn.close()
+
+
 # Setting up --------------------------------------------------------------------------------
 
 AGENT_CHOICE = click.Choice(["claude", "codex", "gemini", "all"])
