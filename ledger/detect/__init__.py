@@ -130,10 +130,11 @@ def _heading_mode(r_for, text):
 class _Unit:
     """A sentence to classify, with where it sits."""
 
-    __slots__ = ("text", "block", "mode", "mode_label", "prev")
+    __slots__ = ("text", "block", "mode", "mode_label", "prev", "bare_ok")
 
-    def __init__(self, text, block, mode, mode_label, prev):
+    def __init__(self, text, block, mode, mode_label, prev, bare_ok=True):
         self.text, self.block, self.mode, self.mode_label, self.prev = text, block, mode, mode_label, prev
+        self.bare_ok = bare_ok
 
 
 def analyze(message, evidence=None, rules=None):
@@ -145,12 +146,16 @@ def analyze(message, evidence=None, rules=None):
     units = []
     stack = []  # (level, mode, label) of enclosing headings
     chars = {"en": 0, "ja": 0}
+    # A sentence without a causal cue counts as an assertion under a root-cause heading only in
+    # the first paragraph or first list after it; later blocks need a cue of their own.
+    first_group = False
     for bi, b in enumerate(blocks):
         if b.kind == "heading":
             while stack and stack[-1][0] >= b.level:
                 stack.pop()
             mode = _heading_mode(rules.for_lang, b.text)
             stack.append((b.level, mode, b.text.strip(" *_:")))
+            first_group = True
             # A heading can itself state the claim: "## Root cause: the loader leaks".
             if b.level < 7:
                 lab = _LABEL.match(b.text)
@@ -165,12 +170,16 @@ def analyze(message, evidence=None, rules=None):
                 mode, label = m, lab
                 break
         text = b.text
+        bare_ok = first_group
+        if b.kind == "para" or b.kind == "row":
+            first_group = False
         # "Root cause: ...", "Hypothesis 2: ...", "仮説：..." set the mode of the whole block.
         lab = _LABEL.match(text)
         if lab and b.kind != "row":
             lm = _heading_mode(rules.for_lang, lab.group(1) + " " + (lab.group(2) or ""))
             if lm:
                 mode, label = lm, lab.group(1).strip()
+                bare_ok = True
             b.label = lab.group(1).strip()
         if b.kind == "row":
             lm = _heading_mode(rules.for_lang, text.split(" | ")[0])
@@ -179,7 +188,7 @@ def analyze(message, evidence=None, rules=None):
         prev = None
         for a, e in sentences.split(text):
             s = text[a:e]
-            units.append(_Unit(s, bi, mode, label, prev))
+            units.append(_Unit(s, bi, mode, label, prev, bare_ok))
             prev = s
 
     claims = []
@@ -190,7 +199,7 @@ def analyze(message, evidence=None, rules=None):
         plain = _EMPH.sub(r"\2", u.text)
         masked, _ = sentences.mask_code(plain)
         prev = _EMPH.sub(r"\2", u.prev) if u.prev else None
-        v = _classify.classify(r, lang, masked, plain, prev, u.mode, u.mode_label)
+        v = _classify.classify(r, lang, masked, plain, prev, u.mode, u.mode_label, u.bare_ok)
         if v is None:
             continue
         claims.append((Claim(u.text.strip(), v.kind, sentence_index=idx, lang=lang, reason=v.reason), u.block))

@@ -28,10 +28,25 @@ def _outside(m, spans):
     return not any(a <= m.start() and m.end() <= b for a, b in spans)
 
 
+_CJK_TO_SPACE = {c: " " for r in ((0x3040, 0x30FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xFF66, 0xFF9F))
+                 for c in range(r[0], r[1] + 1)}
+
+
 def failure_term(r, text):
-    """The first failure word in `text` that is not part of a `not_failure` phrase, or None."""
+    """The first failure word in `text` that is not part of a `not_failure` phrase, or None.
+
+    English terms sit right next to Japanese in a Japanese sentence ("ImportErrorが"), where
+    `\\b` cannot see a boundary, so they are also looked for with the Japanese blanked out.
+    """
     if not text:
         return None
+    found = _failure(r, text)
+    if found is None and not text.isascii():
+        found = _failure(r, text.translate(_CJK_TO_SPACE))
+    return found
+
+
+def _failure(r, text):
     masks = _spans(r.not_failure.finditer(text)) if r.not_failure else []
     for m in r.failure.finditer(text):
         if _outside(m, masks):
@@ -73,7 +88,7 @@ class Verdict:
         self.reason = reason
 
 
-def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None):
+def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None, bare_ok=True):
     """Kind of one sentence (`Verdict`) or None when it is not a claim.
 
     `r` is the LangRules for `lang`; `masked` has inline code masked (cue matching), `plain`
@@ -108,8 +123,8 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
             best = v
         if best is not None and best.kind == ASSERTION:
             break
-    if best is None and not cues and mode in (ASSERTION, HYPOTHESIS):
-        best = _by_mode(r, text, mode, mode_label)
+    if best is None and not cues and mode == ASSERTION and bare_ok:
+        best = _by_mode(r, lang, text, mode, mode_label)
     return best
 
 
@@ -193,10 +208,11 @@ def _rationale(r, lang, text, clause, a, m):
     return False
 
 
-def _by_mode(r, text, mode, mode_label):
-    """A sentence with no causal cue under a root-cause heading or label."""
+def _by_mode(r, lang, text, mode, mode_label):
+    """A sentence with no causal cue right under a root-cause heading, or after its label."""
     body = text.strip()
-    if len(body.split()) < 3 and len(body) < 8:
+    words = [w for w in body.replace("x" * 3, " ").split() if w.strip("x`*_-")]
+    if lang == "en" and len(words) < 4 or lang != "en" and len(body) < 8:
         return None
     if body.endswith((":", "：")):
         return None

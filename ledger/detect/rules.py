@@ -167,9 +167,12 @@ class Rules:
             if not packs:
                 packs = [p for p in self.packs if p.lang == "en"]
             shared = []
-            for p in self.packs:
-                if p.lang != lang:
-                    shared.extend(p.data.get("cues", {}).get("failure", []))
+            if lang != "en":
+                # English failure words ("OOM", "NaN", "RuntimeError") turn up in every language;
+                # the other direction would only add noise.
+                for p in self.packs:
+                    if p.lang == "en":
+                        shared.extend(p.data.get("cues", {}).get("failure", []))
             got = LangRules(lang, packs, shared)
             self._by_lang[lang] = got
         return got
