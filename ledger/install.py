@@ -54,8 +54,7 @@ def install(agent, scope, project_dir, skill=True):
     messages = []
     for name in agents_for(agent, project_dir):
         mod = installer(name)
-        kwargs = {"skill": skill} if name == "claude" else {}
-        messages.extend(mod.install(scope, project_dir, common.hook_command(name), **kwargs))
+        messages.extend(mod.install(scope, project_dir, common.hook_command(name), skill=skill))
     return messages
 
 

@@ -119,3 +119,34 @@ def finish(spec, result, code):
 
 if __name__ == "__main__":
     sys.exit(inner(sys.argv[1]))
+
+
+# Pytest side: the pinned client, or a skip (a failure under CI) -----------------------------
+
+def pinned_client(name):
+    """Path to the pinned client `name` (installing it from npm if allowed), else skip/fail."""
+    import pytest
+
+    import harness
+
+    def unavailable(why):
+        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+            pytest.fail("e2e: %s (CI=true, so this fails instead of skipping)" % why, pytrace=False)
+        pytest.skip("e2e: %s" % why)
+
+    problem = harness.namespace_problem()
+    if problem:
+        unavailable(problem)
+    found = harness.find_client(name)
+    if found:
+        return found
+    package, version, _ = harness.pins()[name]
+    if os.environ.get("LEDGER_E2E_NO_INSTALL"):
+        unavailable("%s@%s is not installed and LEDGER_E2E_NO_INSTALL is set; run "
+                    "scripts/install-agent-clients.sh %s" % (package, version, name))
+    ok, output = harness.install_client(name)
+    found = harness.find_client(name)
+    if not ok or not found:
+        unavailable("%s@%s is not in %s and could not be installed from npm (%s)"
+                    % (package, version, harness.cache_root(), output.strip()[-500:]))
+    return found
