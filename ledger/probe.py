@@ -190,7 +190,8 @@ def load_rules(run_dir=None, files=None):
             sigs[raw["id"]] = _signature(raw, where, sigs.get(raw["id"]))
         for raw in data.get("progress", []):
             try:
-                progress[raw["name"]] = re.compile(raw["match"])
+                anchors = [a.encode() for a in raw.get("anchors", [])]
+                progress[raw["name"]] = (re.compile(raw["match"]), anchors)
             except (KeyError, re.error) as e:
                 raise RuleError(f"{path}: progress {raw.get('name', '?')}: {e}") from e
         for key, value in data.items():

@@ -203,7 +203,6 @@ def kernel(opts, rules, deadline, extra):
     if problem:
         extra["kernel_ok"] = False
         return [problem]
-    extra["kernel_ok"] = True
     boot = None
     try:
         boot, uptime = _boot_time()
@@ -218,6 +217,7 @@ def kernel(opts, rules, deadline, extra):
         kept.append((clean_line(line), ts))
     findings = match_kernel(kept, rules, "kernel", "dmesg")
     extra["kernel_messages"] = {_message(f.line) for f in findings}
+    extra["kernel_ok"] = True  # only now: the journal probe reads kernel_messages once it sees this
     if not findings:
         findings.append(Finding("kernel", "quiet", "info",
                                 f"kernel log: none of {len(rules.of('kernel'))} failure signatures in {len(kept)} lines"))
@@ -274,7 +274,7 @@ def journal(opts, rules, deadline, extra):
         return [problem]
     # The kernel probe may still be reading dmesg; wait briefly so the same message is not
     # reported twice.
-    for _ in range(40):
+    while time.monotonic() < deadline - 0.5:
         if "kernel_ok" in extra:
             break
         time.sleep(0.05)

@@ -362,13 +362,22 @@ def tail_and_progress(fh, size, rules, tail_n):
         if not tail:
             lines = [clean_line(x) for x in block.splitlines()[-tail_n:]] if tail_n else []
             tail = [x for x in lines if x != ""][-tail_n:] if tail_n else []
-        for name, pat in list(remaining.items()):
-            # The last line in the block that names this counter.
+        for name, (pat, anchors) in list(remaining.items()):
+            # The last line in the block that names this counter; anchors let rfind jump
+            # straight to candidate lines instead of trying the regex on every line.
             end = len(block)
             while end > 0:
-                s = block.rfind(b"\n", 0, end - 1) + 1
-                raw = block[s:end]
-                text = clean_line(raw)
+                if anchors:
+                    hit = max(block.rfind(a, 0, end) for a in anchors)
+                    if hit < 0:
+                        break
+                    s = block.rfind(b"\n", 0, hit) + 1
+                    e = block.find(b"\n", hit)
+                    e = len(block) if e < 0 else e
+                else:
+                    s = block.rfind(b"\n", 0, max(0, end - 1)) + 1
+                    e = end
+                text = clean_line(block[s:e])
                 m = pat.search(text) if text else None
                 if m:
                     value = m.groupdict().get("value") or m.group(1)
