@@ -356,3 +356,103 @@ def probe(run_dir, logs, pid, since, tail, as_json):
     opts = probing.Options(run_dir=os.path.abspath(run_dir), logs=list(logs), pid=pid, since_s=since_s, tail=max(0, tail))
     report = probing.run(opts, rules)
     click.echo(probing.to_json(report) if as_json else probing.render(report), nl=False)
+
+
+# The detector ------------------------------------------------------------------------------
+
+
+@cli.command()
+@click.argument("file", required=False, default="-", metavar="[FILE|-]")
+@click.option("--session", "session", help="Check citations against this session's evidence (any unique id prefix).")
+@click.option("--project-dir", type=click.Path(file_okay=False), default=None,
+              help="Where to look for .evidence-ledger/ (rules, config). Default: the current directory.")
+@click.option("--json", "json_out", is_flag=True, help='Print {"decision": ..., "claims": [...]}.')
+def check(file, session, project_dir, json_out):
+    """Analyse one message the way the Stop guard does: which sentences assert a cause, and
+    does each one cite recorded evidence?
+
+    Reads FILE, or stdin when FILE is - or omitted. Without --session there is no evidence, so
+    every assertion is uncited. Exits 0 when the guard would allow the message, 1 when it would
+    block it, 2 on a usage error.
+
+    \b
+    Examples:
+      ledger check final.md --session 4277ef59
+      echo "The OOM is caused by the eval loop." | ledger check --json
+    """
+    from ledger import config as config_mod
+    from ledger.detect import analyze, decision, evidence_from_rows, load_rules
+
+    try:
+        if file == "-":
+            message = sys.stdin.read()
+        else:
+            with open(file, encoding="utf-8") as f:
+                message = f.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        click.echo("ledger check: cannot read %s: %s" % (file, exc), err=True)
+        sys.exit(2)
+    evidence = []
+    if session:
+        from ledger import show as showing
+        from ledger import store
+
+        conn = showing.open_ledger()
+        try:
+            try:
+                session_id = showing.resolve_session(conn, session)
+            except showing.NotFound as exc:
+                click.echo("ledger check: %s" % exc, err=True)
+                sys.exit(2)
+            evidence = evidence_from_rows(store.session_evidence(conn, session_id))
+        finally:
+            conn.close()
+    try:
+        config, _ = config_mod.load(project_dir)
+    except config_mod.ConfigError as exc:
+        click.echo("ledger check: %s" % exc, err=True)
+        sys.exit(2)
+    report = analyze(message, evidence=evidence, rules=load_rules(project_dir))
+    verdict = decision(report, tuple(config.get("block_kinds", ("assertion",))))
+    if json_out:
+        click.echo(json.dumps({"decision": verdict, "lang": report.lang,
+                               "claims": [c.to_dict() for c in report.claims]}, ensure_ascii=False, indent=2))
+    else:
+        from ledger.detect.text import render_report
+
+        click.echo(render_report(report, verdict, evidence_count=len(evidence) if session else None))
+    sys.exit(1 if verdict == "block" else 0)
+
+
+@cli.command()
+@click.option("--project-dir", type=click.Path(file_okay=False), default=None,
+              help="Where to look for .evidence-ledger/rules. Default: the current directory.")
+@click.option("--json", "json_out", is_flag=True, help="Print the packs and errors as JSON.")
+def rules(project_dir, json_out):
+    """List the detector's active rule packs and validate every rule file.
+
+    Packs come from the installed package, then ~/.config/evidence-ledger/rules/*.toml, then
+    the nearest .evidence-ledger/rules/*.toml; a file with the name of an existing pack edits
+    it (see rules/README.md). Exits 1 when any file is invalid, naming the file and the entry.
+    """
+    from ledger import rules_schema
+    from ledger.detect import rules as detect_rules
+
+    files = detect_rules.rule_files(project_dir)
+    errors = rules_schema.validate(files)
+    built = detect_rules.build(files)
+    if json_out:
+        click.echo(json.dumps({
+            "packs": [{"name": p.name, "lang": p.lang, "patterns": p.count(),
+                       "files": [{"origin": o, "path": f} for o, f in p.sources]} for p in built.packs],
+            "errors": errors}, ensure_ascii=False, indent=2))
+    else:
+        for p in built.packs:
+            click.echo("%-6s %-3s %4d patterns  %s" % (p.name, p.lang, p.count(), p.description))
+            for origin, f in p.sources:
+                click.echo("         %-8s %s" % (origin, f))
+        for e in errors:
+            click.echo("error: %s" % e, err=True)
+        if not errors:
+            click.echo("%d file(s), all valid." % len(files))
+    sys.exit(1 if errors else 0)
