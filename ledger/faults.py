@@ -13,7 +13,6 @@ import hashlib
 import json
 import os
 import sqlite3
-import tempfile
 import time
 
 from ledger import paths
@@ -62,6 +61,10 @@ def is_corrupt(exc):
 
 
 def _fallback_dir():
+    # Imported here: tempfile pulls in shutil, random, bz2 and lzma, which every Stop call
+    # would pay for; only the rare "ledger folder is unusable" path needs it.
+    import tempfile
+
     uid = os.getuid() if hasattr(os, "getuid") else 0
     return os.path.join(tempfile.gettempdir(), "evidence-ledger-%d" % uid)
 
