@@ -1,0 +1,261 @@
+"""Tamper evidence: `ledger verify` and the Stop guard against edited, deleted, reordered and
+inserted entries.
+
+Guards: ledger/verify.py (check_chain's per-kind detection, check_sequence's id continuity and
+gc_log exemption), the `verify` CLI's non-zero exit, and stop.py passing only verified entries
+to the detector (and naming the rest as ignored evidence). Each attack is done the way an
+agent would do it: plain sqlite3 on the file.
+"""
+
+import json
+import sqlite3
+
+import pytest
+from click.testing import CliRunner
+
+from conftest import run_hook
+from ledger import store, verify
+from ledger.cli import cli
+
+
+def _fill(db_path, n=6, session="s1"):
+    conn = store.connect(db_path)
+    ids = [store.record(conn, {"session_id": session, "tool_name": "Bash", "command": "step %d" % i,
+                               "output": "line %d loss=%d" % (i, i)}) for i in range(n)]
+    conn.close()
+    return ids
+
+
+def _sql(db_path, *statements):
+    conn = sqlite3.connect(db_path)
+    for statement in statements:
+        conn.execute(statement)
+    conn.commit()
+    conn.close()
+
+
+def _problems(db_path, session=None):
+    conn = store.connect(db_path, readonly=True)
+    try:
+        return verify.verify(conn, session)[0]
+    finally:
+        conn.close()
+
+
+def _kinds(problems):
+    return sorted({p.kind for p in problems})
+
+
+def _cli_verify(*args):
+    return CliRunner().invoke(cli, ["verify", *args])
+
+
+def test_untouched_ledger_verifies(db_path):
+    _fill(db_path)
+    _fill(db_path, 3, session="s2")
+    assert _problems(db_path) == []
+    result = _cli_verify()
+    assert result.exit_code == 0 and "ok: 9 entries" in result.output
+
+
+def test_edited_output_is_reported(db_path):
+    _fill(db_path)
+    _sql(db_path, "UPDATE evidence SET output = 'all fine' WHERE num = 3")
+    problems = _problems(db_path)
+    assert _kinds(problems) == ["edited"] and problems[0].ids == ["E3"]
+    result = _cli_verify()
+    assert result.exit_code == 1 and "E3" in result.output
+
+
+@pytest.mark.parametrize("column, value", [("exit_code", "0"), ("failed", "0"), ("command", "'ls'"),
+                                           ("recorded_at", "1.0"), ("session_id", "'s1'")])
+def test_every_hashed_field_is_covered(column, value, db_path):
+    _fill(db_path)
+    _sql(db_path, "UPDATE evidence SET failed = 1, exit_code = 2 WHERE num = 2")  # differs first
+    _sql(db_path, "UPDATE evidence SET %s = %s WHERE num = 2" % (column, value))
+    assert "E2" in sum((p.ids for p in _problems(db_path)), [])
+
+
+def test_rehashed_edit_breaks_the_link_to_the_next_entry(db_path):
+    # A careful forger recomputes the edited entry's own hash; the next entry still points at the old one.
+    _fill(db_path)
+    conn = sqlite3.connect(db_path)
+    conn.row_factory = sqlite3.Row
+    row = dict(conn.execute("SELECT * FROM evidence WHERE num = 3").fetchone())
+    row["output"] = "all fine"
+    conn.execute("UPDATE evidence SET output = ?, hash = ? WHERE num = 3",
+                 (row["output"], store.entry_hash(row["prev_hash"], row)))
+    conn.commit()
+    conn.close()
+    problems, untrusted = verify.check_chain(store.session_evidence(store.connect(db_path), "s1"))
+    assert _kinds(problems) == ["deleted"]
+    assert "E3" in untrusted  # the dead end before the break is not trusted
+
+
+def test_deleted_middle_entry_is_reported(db_path):
+    _fill(db_path)
+    _sql(db_path, "DELETE FROM evidence WHERE num = 3")
+    problems = _problems(db_path)
+    assert "deleted" in _kinds(problems) and "missing" in _kinds(problems)
+    assert any("E4" in p.ids for p in problems if p.kind == "deleted")
+
+
+def test_deleted_last_entries_are_reported_as_missing_ids(db_path):
+    _fill(db_path)
+    _sql(db_path, "DELETE FROM evidence WHERE num >= 5")
+    problems = _problems(db_path)
+    assert _kinds(problems) == ["missing"]
+    assert problems[0].ids == ["E5", "E6"] and "end of the ledger" in problems[0].detail
+
+
+def test_wiping_the_id_counter_too_is_reported(db_path):
+    _fill(db_path)
+    _sql(db_path, "DELETE FROM evidence WHERE num >= 5", "DELETE FROM sqlite_sequence")
+    assert "missing" in _kinds(_problems(db_path))
+
+
+def test_reordered_entries_are_reported(db_path):
+    _fill(db_path)
+    # Swap two rows' numbers, keeping their (valid) contents and hashes.
+    _sql(db_path, "UPDATE evidence SET num = 100 WHERE num = 2",
+         "UPDATE evidence SET num = 2 WHERE num = 4",
+         "UPDATE evidence SET num = 4 WHERE num = 100")
+    problems = _problems(db_path, "s1")
+    assert "reordered" in _kinds(problems)
+    assert "edited" not in _kinds(problems)
+
+
+def test_inserted_unsigned_entry_is_reported(db_path):
+    _fill(db_path)
+    _sql(db_path, "INSERT INTO evidence (session_id, tool_name, output, recorded_at) "
+                  "VALUES ('s1', 'Bash', 'the cause is X', 1.0)")
+    problems, untrusted = verify.check_chain(store.session_evidence(store.connect(db_path), "s1"))
+    assert _kinds(problems) == ["unsigned"] and untrusted == ["E7"]
+
+
+def test_inserted_entry_with_a_forged_hash_is_reported(db_path):
+    # The forger computes a valid hash but must pick a predecessor another entry already holds.
+    _fill(db_path)
+    conn = sqlite3.connect(db_path)
+    conn.row_factory = sqlite3.Row
+    prev = conn.execute("SELECT hash FROM evidence WHERE num = 3").fetchone()[0]
+    row = {f: None for f in store.HASHED_FIELDS}
+    row.update(session_id="s1", tool_name="Bash", output="the cause is X", recorded_at=5.0,
+               failed=0, interrupted=0, truncated=0)
+    row["prev_hash"] = prev
+    row["hash"] = store.entry_hash(prev, row)
+    conn.execute("INSERT INTO evidence (%s) VALUES (%s)" % (", ".join(row), ", ".join("?" * len(row))),
+                 tuple(row.values()))
+    conn.commit()
+    conn.close()
+    problems, untrusted = verify.check_chain(store.session_evidence(store.connect(db_path), "s1"))
+    assert _kinds(problems) == ["inserted"] and untrusted == ["E7"]
+
+
+def test_verify_session_option_and_json(db_path):
+    _fill(db_path, 3, "aaaa-1")
+    _fill(db_path, 3, "bbbb-2")
+    _sql(db_path, "UPDATE evidence SET output = 'x' WHERE num = 5")
+    assert _cli_verify("--session", "aaaa").exit_code == 0
+    result = _cli_verify("--session", "bbbb", "--json")
+    assert result.exit_code == 1
+    data = json.loads(result.output)
+    assert data["ok"] is False and data["problems"][0]["ids"] == ["E5"]
+
+
+def test_gc_deletions_are_not_tampering(db_path):
+    from ledger import retention
+
+    _fill(db_path, 3, "old")
+    _fill(db_path, 3, "new")
+    _sql(db_path, "UPDATE sessions SET last_seen = 1 WHERE id = 'old'")
+    conn = store.connect(db_path)
+    retention.gc(conn, "30d")
+    conn.close()
+    assert _problems(db_path) == []
+    _sql(db_path, "DELETE FROM evidence WHERE num = 6")
+    assert _kinds(_problems(db_path)) == ["missing"]
+
+
+# The Stop guard ignores entries that fail, and says so.
+
+LOG = "step 420 loss=nan grad_norm=inf"
+
+
+def _tool(output, session="st"):
+    run_hook({"session_id": session, "hook_event_name": "PostToolUse", "tool_name": "Bash",
+              "tool_input": {"command": "cat train.log"},
+              "tool_response": {"stdout": output, "stderr": "", "interrupted": False}})
+
+
+def _stop(message, session="st"):
+    result = run_hook({"session_id": session, "hook_event_name": "Stop", "prompt_id": "p",
+                       "last_assistant_message": message})
+    assert result.returncode == 0
+    out = result.stdout.decode().strip()
+    return (json.loads(out) if out else None), result.stderr.decode()
+
+
+def _detector_ready():
+    from ledger.detect import Evidence, analyze
+
+    report = analyze("The loss diverged because the gradients exploded at step 420 (E1).",
+                     evidence=[Evidence(id="E1", output=LOG, input_text="")])
+    return any(c.kind == "assertion" and c.cited for c in report.claims)
+
+
+def test_stop_ignores_an_edited_entry_and_names_it(db_path):
+    try:
+        ready = _detector_ready()
+    except Exception:
+        ready = False
+    if not ready:
+        pytest.skip("the claim detector is not in place yet")
+    _tool("step 410 loss=1.9")
+    _sql(db_path, "UPDATE evidence SET output = '%s' WHERE num = 1" % LOG)  # forged evidence
+    claim = "The loss diverged because the gradients exploded at step 420 (E1)."
+    out, stderr = _stop(claim)
+    assert out and out.get("decision") == "block"
+    assert "integrity check: E1" in out["reason"]
+    assert "integrity check" in stderr
+    # The same citation of an honest entry passes.
+    _tool(LOG, session="honest")
+    out, _ = _stop(claim.replace("E1", "E2"), session="honest")
+    assert out is None or out.get("decision") != "block"
+
+
+def test_stop_tells_the_user_once_about_tampering(db_path):
+    _tool("ok")
+    _sql(db_path, "UPDATE evidence SET output = 'edited' WHERE num = 1")
+    first, _ = _stop("Done, nothing to report.")
+    second, _ = _stop("Done again.")
+    assert first and "integrity check" in first.get("systemMessage", "")
+    assert second is None or "integrity" not in second.get("systemMessage", "")
+
+
+def test_check_chain_is_what_stop_uses(monkeypatch, db_path):
+    # Removing the verification call in stop.judge must make the forged entry count again.
+    import ledger.hooks.stop as stop
+
+    _fill(db_path, 2, "st")
+    _sql(db_path, "UPDATE evidence SET output = 'forged' WHERE num = 2")
+    seen = {}
+
+    class Report:
+        claims = []
+        lang = "en"
+
+    def fake_analyze(message, evidence, rules=None):
+        seen["ids"] = [e.id for e in evidence]
+        return Report()
+
+    import ledger.detect as detect
+
+    monkeypatch.setattr(detect, "analyze", fake_analyze, raising=False)
+    monkeypatch.setattr(detect, "load_rules", lambda project_dir=None: None, raising=False)
+    conn = store.connect(db_path)
+    try:
+        stop.judge(conn, {"turn_id": None}, "st", "msg", {"mode": "block"}, None)
+    finally:
+        conn.close()
+    assert seen["ids"] == ["E1"]
