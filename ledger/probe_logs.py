@@ -22,6 +22,7 @@ LINE_NUMBERS_UP_TO = 512 << 20   # beyond this, findings name byte offsets (dete
 TRACEBACK_WINDOW = 256 << 10
 PROGRESS_WINDOWS = (1 << 20, 16 << 20, 64 << 20)
 MAX_CANDIDATES = 2_000_000
+SATURATE = 1000
 
 
 def logs(opts, rules, deadline, extra):
@@ -219,6 +220,8 @@ def scan_log(path, rules, deadline, tail_n=15, tails=None, engine=None):
             f = Finding("log", sig.id, sig.severity, shown["summary"], source=name,
                         line=shown["quote"], offset=shown["offset"], count=len(entries),
                         data={"which": sig.report, "groups": shown["groups"]})
+            if last.get("approx"):
+                f.data["count_approximate"] = True
             if len(entries) > 1:
                 f.data["other_offset"] = other["offset"]
                 if other["summary"] != shown["summary"] or sig.kind == "traceback":
@@ -271,38 +274,69 @@ def classify(cands, sigs, fh):
             per[sig.id].append({"offset": exc_off, "quote": excerpt(line), "summary": summary,
                                 "groups": {"exception": exc_text}})
             claimed.add(exc_off)
+    # Which anchors a line holds, in one regex call rather than one `in` per anchor per
+    # signature: a diverged run has a NaN on every line after the divergence.
+    index = {}
+    for n, (sig, anchors, _) in enumerate(line_sigs):
+        for a in anchors:
+            index.setdefault(a, []).append(n)
+    finder = re.compile(b"|".join(re.escape(a) for a in sorted(index, key=len, reverse=True))) if index else None
+    by_regex = [n for n, (_, _, regexes) in enumerate(line_sigs) if regexes]
     for off in offsets:
         if off in claimed:
             continue
         raw = cands[off]
-        for sig, anchors, regexes in line_sigs:
-            if not (any(a in raw for a in anchors) or any(r.search(raw) for r in regexes)):
-                continue
-            line = clean_line(raw)
-            m = None
-            if sig.match is not None:
-                m = sig.match.search(line)
-                if m is None:
-                    continue
-            if sig.exclude is not None and sig.exclude.search(line):
-                continue
-            groups = {k: v for k, v in (m.groupdict() if m else {}).items() if v is not None}
-            if sig.min_value is not None:
-                try:
-                    if float(groups.get("value", "nan")) < sig.min_value:
-                        continue
-                except ValueError:
-                    continue
-            start = m.start() if m else min((line.find(a) for a in sig.anchors if a in line), default=0)
-            per[sig.id].append({"offset": off, "quote": excerpt(line, start),
-                                "summary": summarize(sig.summary, groups, sig.id), "groups": groups})
-            break
+        todo = {n for a in (finder.findall(raw) if finder else ()) for n in index[a]}
+        todo.update(n for n in by_regex if any(r.search(raw) for r in line_sigs[n][2]))
+        for n in sorted(todo):
+            sig = line_sigs[n][0]
+            entries = per[sig.id]
+            if len(entries) >= SATURATE and sig.min_value is None:
+                # Thousands of hits say nothing the first and last do not: count the rest
+                # by anchor and decide on the last one at the end.
+                entries.append({"offset": off, "lazy": raw})
+                break
+            hit = _decide(sig, raw, off)
+            if hit is not None:
+                entries.append(hit)
+                break
+    for sig, _, _ in line_sigs:
+        entries = per[sig.id]
+        while entries and "lazy" in entries[-1]:
+            hit = _decide(sig, entries[-1]["lazy"], entries[-1]["offset"])
+            if hit is not None:
+                entries[-1] = hit
+            else:
+                entries.pop()
+        if len(entries) > SATURATE:
+            entries[-1]["approx"] = True
     out = []
     for sig, _, _ in prepared:
         entries = sorted(per[sig.id], key=lambda h: h["offset"])
         if entries:
             out.append((sig, entries))
     return out
+
+
+def _decide(sig, raw, off):
+    line = clean_line(raw)
+    m = None
+    if sig.match is not None:
+        m = sig.match.search(line)
+        if m is None:
+            return None
+    if sig.exclude is not None and sig.exclude.search(line):
+        return None
+    groups = {k: v for k, v in (m.groupdict() if m else {}).items() if v is not None}
+    if sig.min_value is not None:
+        try:
+            if float(groups.get("value", "nan")) < sig.min_value:
+                return None
+        except ValueError:
+            return None
+    start = m.start() if m else min((line.find(a) for a in sig.anchors if a in line), default=0)
+    return {"offset": off, "quote": excerpt(line, start), "summary": summarize(sig.summary, groups, sig.id),
+            "groups": groups}
 
 
 _CHAIN = ("During handling of the above exception", "The above exception was the direct cause")

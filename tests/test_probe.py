@@ -400,3 +400,13 @@ def test_real_subprocess_with_stubs_first_on_path(tmp_path, env):
     report = json.loads(p.stdout)
     assert by_kind(report, "nccl_timeout") and by_kind(report, "oom_kill")
     assert report["elapsed_s"] < 60
+
+
+def test_thousands_of_hits_are_counted_and_the_last_is_still_checked(tmp_path):
+    path = tmp_path / "div.log"
+    lines = ["step 1 loss=2.0"] + [f"step {i} loss=nan" for i in range(2, 3002)] + ["nan nan nan (not a metric)"]
+    path.write_text("\n".join(lines) + "\n")
+    rules = probe.load_rules(str(tmp_path))
+    [nan] = [f for f in probe_logs.scan_log(str(path), rules, time.monotonic() + 8) if f.kind == "nan_loss"]
+    assert nan.lineno == 2 and nan.line == "step 2 loss=nan"
+    assert nan.count == 3000 and nan.data["other_lineno"] == 3001
