@@ -10,7 +10,7 @@ import os
 
 import pytest
 
-from conftest import rows, run_hook
+from hookrun import rows, run_hook
 from ledger.agents import gemini
 from ledger.guard import Verdict
 

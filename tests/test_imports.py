@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from conftest import REPO, fixture_path
+from hookrun import REPO, fixture_path
 
 # -S: no site, so the list is the interpreter's and ours, not whatever .pth files this machine
 # has; the hook itself runs with site, which adds only the site machinery.

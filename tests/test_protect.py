@@ -13,7 +13,7 @@ import sqlite3
 
 import pytest
 
-from conftest import REPO, run_hook
+from hookrun import REPO, run_hook
 from ledger.hooks import protect
 
 

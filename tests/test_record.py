@@ -10,7 +10,7 @@ import os
 
 import pytest
 
-from conftest import fixture_path, payload, rows, run_hook
+from hookrun import fixture_path, payload, rows, run_hook
 
 CC = fixture_path("cc-2.1.328", "hook-payloads")
 

@@ -10,7 +10,7 @@ import sqlite3
 import subprocess
 import sys
 
-from conftest import REPO, hook_env, payload, rows, run_hook
+from hookrun import REPO, hook_env, payload, rows, run_hook
 
 
 def _spawn_hook(body):

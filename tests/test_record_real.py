@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from conftest import fixture_path, rows, run_hook
+from hookrun import fixture_path, rows, run_hook
 from ledger.redact import redact
 
 CAPTURES = sorted(glob.glob(fixture_path("real", "hook-payloads", "*", "post_tool_use.json")))

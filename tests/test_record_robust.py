@@ -10,7 +10,7 @@ import os
 
 import pytest
 
-from conftest import payload, rows, run_hook
+from hookrun import payload, rows, run_hook
 
 
 def _quiet_exit(result):
@@ -68,7 +68,7 @@ def test_no_agent_argument_prints_usage_and_exits_zero():
     import subprocess
     import sys
 
-    from conftest import REPO, hook_env
+    from hookrun import REPO, hook_env
 
     result = subprocess.run([sys.executable, "-m", "ledger.hooks"], input=b"{}",
                             capture_output=True, env=hook_env(), cwd=REPO)

@@ -7,7 +7,7 @@ import time
 import pytest
 from click.testing import CliRunner
 
-from conftest import payload, run_hook
+from hookrun import payload, run_hook
 from ledger import store
 from ledger.cli import cli
 

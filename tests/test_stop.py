@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from conftest import fixture_path, rows, run_hook
+from hookrun import fixture_path, rows, run_hook
 
 SESSION = "sess-stop-1"
 LOG = "step 410 loss=1.975 grad_norm=1.02\nstep 420 loss=nan grad_norm=inf"
@@ -173,7 +173,7 @@ def test_project_config_can_make_negated_claims_block(db_path, tmp_path):
     (project / ".evidence-ledger").mkdir(parents=True)
     (project / ".evidence-ledger" / "config.toml").write_text('block_kinds = ["assertion", "negated"]\n')
     message = "The crash is not caused by the data loader."
-    default, _ = stop(message, cwd=str(project / "nowhere"), prompt="a")
+    default, _ = stop(message, cwd=str(tmp_path / "elsewhere"), prompt="a")
     os.makedirs(project / "sub", exist_ok=True)
     strict, _ = stop(message, cwd=str(project / "sub"), prompt="b")
     assert default is None or default.get("decision") != "block"

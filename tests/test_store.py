@@ -8,7 +8,7 @@ import stat
 
 import pytest
 
-from conftest import payload, rows, run_hook
+from hookrun import payload, rows, run_hook
 from ledger import paths, store
 
 
