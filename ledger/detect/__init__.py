@@ -145,7 +145,7 @@ def analyze(message, evidence=None, rules=None):
     blocks = markdown.parse(message)
     units = []
     stack = []  # (level, mode, label) of enclosing headings
-    chars = {"en": 0, "ja": 0}
+    chars = {"en": 0, "ja": 0}  # sentences per language
     # A sentence without a causal cue counts as an assertion under a root-cause heading only in
     # the first paragraph or first list after it; later blocks need a cue of their own.
     first_group = False
@@ -179,7 +179,7 @@ def analyze(message, evidence=None, rules=None):
             lm = _heading_mode(rules.for_lang, lab.group(1) + " " + (lab.group(2) or ""))
             if lm:
                 mode, label = lm, lab.group(1).strip()
-                bare_ok = True
+                bare_ok = "label"
             b.label = lab.group(1).strip()
         if b.kind == "row":
             lm = _heading_mode(rules.for_lang, text.split(" | ")[0])
@@ -194,7 +194,7 @@ def analyze(message, evidence=None, rules=None):
     claims = []
     for idx, u in enumerate(units):
         lang = sentences.lang_of(u.text)
-        chars[lang] += len(u.text)
+        chars[lang] += 1
         r = rules.for_lang(lang)
         plain = _EMPH.sub(r"\2", u.text)
         masked, _ = sentences.mask_code(plain)

@@ -125,6 +125,10 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
             break
     if best is None and not cues and mode == ASSERTION and bare_ok:
         best = _by_mode(r, lang, text, mode, mode_label)
+    elif best is None and not cues and mode == HYPOTHESIS and bare_ok == "label":
+        # "Hypothesis: the loader leaks": reported, so the audit shows what was proposed.
+        if len(text.split()) >= 3 or (lang != "en" and len(text) >= 8):
+            best = Verdict(HYPOTHESIS, "labelled %r" % mode_label)
     return best
 
 
@@ -155,10 +159,15 @@ def _judge(r, lang, text, clauses, pseudo, tier, m, failure, mode, mode_label):
         return Verdict(HYPOTHESIS, "hedged (%r) cause (%r)" % (h.group(0).strip(), cue))
 
     neg = None
+    contrasts = r.contrast.finditer(text) if r.contrast else []
     for n in r.negated.finditer(clause):
-        if _outside_abs(n, a, pseudo):
-            neg = n
-            break
+        if not _outside_abs(n, a, pseudo):
+            continue
+        # "not X but Y": a negation before the contrast does not reach a cue after it.
+        if any(c.start() >= a + n.start() and c.end() <= m.start() for c in contrasts):
+            continue
+        neg = n
+        break
     if neg is None and r.negation_before:
         before = clause[: m.start() - a]
         nb = r.negation_before.search(before)
@@ -169,7 +178,7 @@ def _judge(r, lang, text, clauses, pseudo, tier, m, failure, mode, mode_label):
         if na is not None:
             neg = na
     if neg is not None:
-        c = r.contrast.search(text, min(a + neg.end(), len(text)))
+        c = r.contrast.search(text, min(a + neg.start(), len(text)))
         if c is not None and len(text[c.end():].split()) >= 1 and not r.hedge.search(text[c.end():]) \
                 and not r.unknown.search(text[c.end():]):
             return _assert(mode, mode_label, "'not X but Y' (%r)" % cue)

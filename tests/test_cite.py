@@ -1,0 +1,170 @@
+"""Citations: quotes of recorded output and evidence ids, and what does not count."""
+
+import pytest
+
+from ledger.detect import Evidence, analyze, decision, evidence_from_rows
+from ledger.detect.cite import normalize
+
+OOM = "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 79.15 GiB total capacity)"
+
+
+def claim(message, evidence):
+    claims = analyze(message, evidence=evidence).claims
+    assert len(claims) == 1, claims
+    return claims[0]
+
+
+def test_inline_quote_of_recorded_output_cites():
+    c = claim("The crash comes from `CUDA out of memory. Tried to allocate 2.00 GiB`.",
+              [Evidence("E1", "noise"), Evidence("E3", "Traceback\n" + OOM, "python train.py")])
+    assert c.cited and c.evidence == ["E3"]
+
+
+def test_a_quote_in_no_output_does_not_cite_and_is_not_a_near_miss_when_far():
+    c = claim("The crash comes from `segmentation fault in the collate worker`.", [Evidence("E3", OOM)])
+    assert not c.cited and c.evidence == []
+
+
+@pytest.mark.parametrize("form", ['"%s"', "\u201c%s\u201d", "\u300c%s\u300d"])
+def test_quote_forms(form):
+    q = "CUDA out of memory. Tried to allocate 2.00 GiB"
+    c = claim("The crash comes from " + form % q + ".", [Evidence("E3", OOM)])
+    assert c.cited
+
+
+def test_fenced_block_attached_to_the_claim_cites():
+    msg = "The run crashed because the batch is too big:\n\n```\n%s\n```" % OOM
+    assert claim(msg, [Evidence("E3", "Traceback\n" + OOM)]).cited
+
+
+def test_block_quote_and_evidence_line_are_attached_but_a_later_paragraph_is_not():
+    ev = [Evidence("E3", OOM), Evidence("E4", "other")]
+    assert claim("The run crashed because of the batch size.\n\n> " + OOM, ev).cited
+    assert claim("The run crashed because of the batch size.\n\nEvidence: E4", ev).evidence == ["E4"]
+    assert claim("The run crashed because of the batch size.\n\n**Evidence:**\n\n> " + OOM, ev).cited
+    far = "The run crashed because of the batch size.\n\nUnrelated words here.\n\n> " + OOM
+    assert not claim(far, ev).cited
+
+
+def test_the_citation_of_one_paragraph_does_not_cover_another():
+    msg = ("The run crashed because of the batch size (E3).\n\n"
+           "The eval hangs because rank 3 skips the barrier.")
+    claims = analyze(msg, evidence=[Evidence("E3", OOM)]).claims
+    assert [c.cited for c in claims] == [True, False]
+    assert decision(analyze(msg, evidence=[Evidence("E3", OOM)])) == "block"
+
+
+@pytest.mark.parametrize("form", ["E12", "[E12]", "(E12)", "evidence E12", "(evidence: E12)", "\uff08E12\uff09"])
+def test_evidence_id_forms(form):
+    c = claim("The job was killed because it ran out of memory %s." % form, [Evidence("E12", "Killed")])
+    assert c.cited and c.evidence == ["E12"]
+
+
+def test_japanese_evidence_id_forms():
+    ev = [Evidence("E12", "Killed")]
+    assert claim("メモリ不足のためジョブが落ちました(証拠E12)。", ev).cited
+    assert claim("メモリ不足のためジョブが落ちました。\n\n証拠：E12", ev).cited
+    assert claim("メモリ不足のためジョブが落ちました［Ｅ１２］。", ev).cited
+
+
+def test_an_unknown_id_does_not_cite_and_is_reported():
+    c = claim("The job was killed because it ran out of memory (E99).", [Evidence("E12", "Killed")])
+    assert not c.cited
+    assert c.near_misses[0]["quote"] == "E99"
+
+
+def test_ids_inside_other_tokens_are_not_ids():
+    ev = [Evidence("E2", "x"), Evidence("E12", "x")]
+    assert not claim("The loss exploded because the LR was 1.5E12 in `cfg.E2E`.", ev).cited
+
+
+def test_self_authored_text_is_not_evidence():
+    ev = [Evidence("E1", "CUDA out of memory in the forward pass", 'echo "CUDA out of memory in the forward pass"')]
+    c = claim("The crash is caused by `CUDA out of memory in the forward pass`.", ev)
+    assert not c.cited
+    assert c.near_misses and "written by the agent" in c.near_misses[0]["why"]
+
+
+def test_heredoc_content_read_back_is_not_evidence():
+    text = "labels[mask] = -100  # keep padding out of the loss"
+    ev = [Evidence("E1", "", "cat > fix.py <<'EOF'\n%s\nEOF" % text), Evidence("E2", text, "cat fix.py")]
+    assert not claim("The loss is NaN because of this line: `%s`." % text, ev).cited
+
+
+def test_a_full_grep_line_beyond_the_pattern_counts():
+    ev = [Evidence("E5", "train.py:212: RuntimeError: CUDA out of memory. Tried to allocate 512.00 MiB",
+                   'grep -rn "CUDA out of memory" logs/')]
+    assert not claim("The job crashed with `CUDA out of memory`, caused by the eval batch.", ev).cited
+    c = claim("The job crashed with `train.py:212: RuntimeError: CUDA out of memory. Tried to allocate 512.00 MiB`, "
+              "caused by the eval batch.", ev)
+    assert c.cited and c.evidence == ["E5"]
+
+
+@pytest.mark.parametrize("q", ["nan", "0 %", "12345", "error", "Killed", "exit code 137", "loss=nan"])
+def test_too_short_or_generic_quotes_do_not_count(q):
+    ev = [Evidence("E1", "step 10 loss=nan 0 % 12345 error Killed exit code 137")]
+    assert not claim("The run failed because of `%s`." % q, ev).cited
+
+
+def test_ellipsis_segments_must_be_in_order_in_one_output():
+    out = "Traceback (most recent call last):\n  File \"train.py\", line 88\n" + OOM
+    ev = [Evidence("E3", out), Evidence("E4", "Tried to allocate 2.00 GiB (GPU 0;")]
+    ok = 'The crash is caused by this: "File \\"train.py\\", line 88 ... Tried to allocate 2.00 GiB".'
+    ok = "The crash is caused by this: `File \"train.py\", line 88 ... Tried to allocate 2.00 GiB`."
+    assert claim(ok, ev).cited
+    assert claim(ok.replace("...", "\u2026"), ev).cited
+    backwards = "The crash is caused by this: `Tried to allocate 2.00 GiB ... File \"train.py\", line 88`."
+    assert not claim(backwards, ev).cited
+    split = "The crash is caused by this: `Traceback (most recent call last): ... (GPU 0; 79.15 GiB total capacity)`."
+    assert claim(split, ev).cited
+    across = "The crash is caused by this: `File \"train.py\", line 88 ... qqq never printed anywhere`."
+    assert not claim(across, ev).cited
+
+
+def test_normalisation_ansi_nfkc_curly_and_whitespace():
+    out = "\x1b[31mERROR\x1b[0m:   worker\t\tdied  with ＳＩＧＫＩＬＬ at “step 7”"
+    ev = [Evidence("E1", out)]
+    assert claim("The job failed because `ERROR: worker died with SIGKILL at \"step 7\"`.", ev).cited
+    assert normalize("a\u00a0 b\n\nc") == "a b c"
+
+
+def test_read_view_line_numbers_are_ignored_on_the_output_side():
+    ev = [Evidence("E1", "    10\u2192def step():\n    11\u2192    loss = loss_fn(out) / 0\n")]
+    assert claim("The NaN is caused by `loss = loss_fn(out) / 0` in step().", ev).cited
+
+
+def test_redaction_is_applied_to_the_quote_as_it_was_to_the_output():
+    from ledger.redact import redact
+
+    raw = "auth failed: api_key=sk-abcdefghijklmnopqrstuvwxyz012345 rejected by server"
+    ev = [Evidence("E1", redact(raw))]
+    assert claim("The upload failed because `%s`." % raw, ev).cited
+
+
+def test_near_misses_are_reported_never_accepted():
+    ev = [Evidence("E3", OOM)]
+    c = claim("The crash comes from `cuda out of memory. tried to allocate 2.00 gib`.", ev)
+    assert not c.cited and "case" in c.near_misses[0]["why"]
+    c = claim("The crash comes from `RuntimeError: CUDA out of memory. Tried to allocate 4.00 GiB`.", ev)
+    assert not c.cited and c.near_misses and c.near_misses[0]["evidence"] == "E3"
+
+
+def test_many_large_outputs_are_handled():
+    filler = "step %d loss 2.31 lr 0.0003 tokens/s 41000\n"
+    big = "".join(filler % i for i in range(20000))  # ~0.9 MB
+    ev = [Evidence("E%d" % i, big, "python train.py") for i in range(1, 200)]
+    ev.append(Evidence("E999", big + OOM))
+    ev.append(Evidence("E1000", "学習ログ：メモリ不足で停止しました " + big))
+    c = claim("The crash comes from `CUDA out of memory. Tried to allocate 2.00 GiB`.", ev)
+    assert c.cited and c.evidence == ["E999"]
+    c = claim("学習が落ちたのは「メモリ不足で停止しました」とログにあるためです。", ev)
+    assert c.cited and c.evidence == ["E1000"]
+
+
+def test_evidence_from_store_rows_includes_every_input_string():
+    rows = [{"id": "E1", "tool_name": "Write", "command": None,
+             "tool_input": '{"file_path": "/t/a.py", "content": "CUDA out of memory in the forward pass"}',
+             "output": "CUDA out of memory in the forward pass"}]
+    ev = evidence_from_rows(rows)
+    assert "CUDA out of memory in the forward pass" in ev[0].input_text
+    assert not claim("The crash is caused by `CUDA out of memory in the forward pass`.", ev).cited

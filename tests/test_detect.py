@@ -1,0 +1,206 @@
+"""The claim detector: which sentences are claims, and of which kind."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import REPO
+from ledger.detect import analyze, decision, markdown, sentences
+
+
+def kinds(message):
+    return [c.kind for c in analyze(message).claims]
+
+
+@pytest.mark.parametrize("text", [
+    "The job OOMs because the eval loop keeps the autograd graph alive.",
+    "The root cause is that `torch.load` maps every tensor onto GPU 0.",
+    "Root cause: the scheduler is stepped twice per iteration.",
+    "The hang happens because rank 3 never reaches the barrier.",
+    "The slowdown is due to the dataloader running with one worker.",
+    "The segfault stems from two threads calling into the tokenizer at once.",
+    "It turned out the disk was full, so the checkpoint write failed.",
+    "The hang is not caused by NCCL but by the barrier in eval.",
+])
+def test_english_assertions(text):
+    assert kinds(text) == ["assertion"]
+
+
+@pytest.mark.parametrize("text", [
+    "Hypothesis: the dataloader leaks file handles, which would explain the crash.",
+    "I suspect the OOM is caused by the eval loop holding the graph.",
+    "The NaN might come from the softmax when all logits are masked.",
+    "Could the timeouts be caused by the DNS cache inside the pods?",
+    "If the batch is larger than 48, the job runs out of memory because nothing is checkpointed.",
+    "The crash is probably caused by the driver mismatch.",
+])
+def test_english_hypotheses(text):
+    assert kinds(text) == ["hypothesis"]
+
+
+@pytest.mark.parametrize("text", [
+    "The hang is not caused by NCCL.",
+    "I ruled out the tokenizer as the cause of the mismatch.",
+    "The slowdown isn't due to the GPU clocks.",
+    "The dataloader is not the bottleneck.",
+])
+def test_english_negated(text):
+    assert kinds(text) == ["negated"]
+
+
+@pytest.mark.parametrize("text", [
+    "I renamed it because the old name was unclear.",
+    "Error handling was moved to `utils.py` because it was duplicated.",
+    "I added a retry because the API sometimes times out.",
+    "The cause is not known yet.",
+    "I haven't found the root cause of the hang.",
+    "Please rerun the job with `--debug` because we need the traceback.",
+    "This document explains the cause field in the ledger schema.",
+    "The speedup comes from the fused kernel.",
+    "Let me kill the server and finish the last item.",
+])
+def test_english_non_claims(text):
+    assert kinds(text) == []
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("学習が途中で落ちたのはメモリ不足のためです。", "assertion"),
+    ("原因は評価ループで計算グラフが保持されていることです。", "assertion"),
+    ("同じパッケージが2つ入っていたことにより、ImportErrorが出ていました。", "assertion"),
+    ("メモリ不足が原因かもしれません。", "hypothesis"),
+    ("原因はキャッシュではないかと思います。", "hypothesis"),
+    ("タイムアウトはDNSキャッシュが原因でしょうか？", "hypothesis"),
+    ("原因はキャッシュではありません。", "negated"),
+    ("OOMはオプティマイザの変更とは関係ありません。", "negated"),
+    ("キャッシュが原因ではなく、ローダーが原因です。", "assertion"),
+])
+def test_japanese_kinds(text, expected):
+    assert kinds(text) == [expected]
+
+
+@pytest.mark.parametrize("text", [
+    "原因はまだ分かっていません。",
+    "OOMを防ぐため、バッチサイズを下げました。",
+    "古い名前が分かりにくかったため、名前を変更しました。",
+    "完全なトレースバックが必要なので、`--debug` を付けて再実行してください。",
+])
+def test_japanese_non_claims(text):
+    assert kinds(text) == []
+
+
+def test_language_per_sentence_and_main_language():
+    rep = analyze("The job crashed because the disk was full.\n\n学習が落ちたのはメモリ不足のためです。"
+                  "ディスクも一杯でした。")
+    assert [c.lang for c in rep.claims] == ["en", "ja"]
+    assert rep.lang == "ja"
+    assert analyze("All done.").lang == "en"
+
+
+def test_code_fences_and_quotes_are_never_claims():
+    msg = ("Here is the log:\n\n```\nRuntimeError: the crash is caused by a bad index\n```\n\n"
+           "> The run crashed because the disk was full.\n\nI will look at the node next.")
+    assert kinds(msg) == []
+
+
+def test_a_cue_inside_inline_code_is_not_a_cue():
+    assert kinds("I set `because_of_oom=True` in the config.") == []
+
+
+def test_root_cause_heading_makes_its_first_paragraph_an_assertion():
+    msg = ("## Root cause\n\nThe collate function copies every batch to pinned memory twice.\n\n"
+           "Some background on the loader follows here in a second paragraph.\n\n"
+           "## Fix\n\nI removed the copy in the sampler.")
+    rep = analyze(msg)
+    assert [(c.kind, c.text[:14]) for c in rep.claims] == [("assertion", "The collate fu")]
+
+
+def test_hypothesis_heading_turns_causal_sentences_into_hypotheses():
+    msg = ("## Hypotheses\n\n1. The collate function leaks memory because it caches images.\n"
+           "2. The eval loop holds the graph, which causes the OOM.\n\n"
+           "## Next steps\n\n- Run one epoch with `num_workers=0`.")
+    assert kinds(msg) == ["hypothesis", "hypothesis"]
+
+
+def test_neutral_sub_heading_keeps_the_parent_mode_and_a_sibling_resets_it():
+    msg = ("## Hypotheses\n\n### Loader\n\nThe loader leaks because it caches images.\n\n"
+           "## Result\n\nThe loader leaks because it caches images.")
+    assert kinds(msg) == ["hypothesis", "assertion"]
+
+
+def test_label_sets_the_mode_of_its_block():
+    assert kinds("**Root cause:** the eval loop accumulates `loss` as a tensor.") == ["assertion"]
+    assert kinds("- Hypothesis 2: the hang comes from rank 3 skipping a collective.") == ["hypothesis"]
+    assert kinds("仮説：データローダーがファイルハンドルをリークしてクラッシュしている。") == ["hypothesis"]
+
+
+def test_anaphora_borrows_the_failure_from_the_previous_sentence():
+    assert kinds("Training diverged at step 3000. This is because the warmup ended early.") == ["assertion"]
+    assert kinds("I wrote a new helper. This is because the old one was long.") == []
+
+
+def test_default_decision_blocks_only_uncited_assertions():
+    assert decision(analyze("The job OOMs because the eval loop keeps the graph.")) == "block"
+    assert decision(analyze("The hang is not caused by NCCL.")) == "allow"
+    assert decision(analyze("The hang is not caused by NCCL."), ("assertion", "negated")) == "block"
+    assert decision(analyze("Maybe the OOM is caused by the eval loop.")) == "allow"
+
+
+def test_claim_fields():
+    c = analyze("Intro line.\n\nThe job OOMs because the eval loop keeps the graph.").claims[0]
+    assert c.text == "The job OOMs because the eval loop keeps the graph."
+    assert c.sentence_index == 1 and c.lang == "en" and c.cited is False and c.evidence == []
+    assert "because" in c.reason and c.near_misses == []
+    assert set(c.to_dict()) >= {"text", "kind", "cited", "evidence"}
+
+
+# -- sentence splitting and markdown ----------------------------------------------------------
+
+def _split(text):
+    return [text[a:b] for a, b in sentences.split(text)]
+
+
+def test_english_split_keeps_versions_file_names_and_abbreviations():
+    text = ("We upgraded to torch 2.1.3 and it broke train.py on startup. See e.g. the log, "
+            "it says `torch.cuda.OutOfMemoryError. Tried` there. Next sentence here.")
+    assert _split(text) == [
+        "We upgraded to torch 2.1.3 and it broke train.py on startup.",
+        "See e.g. the log, it says `torch.cuda.OutOfMemoryError. Tried` there.",
+        "Next sentence here.",
+    ]
+
+
+def test_japanese_split_on_punctuation_and_line_breaks():
+    text = "学習が落ちました。原因はメモリ不足です！本当ですか？\n次の行です"
+    assert _split(text) == ["学習が落ちました。", "原因はメモリ不足です!", "本当ですか?", "次の行です"] or \
+        _split(text) == ["学習が落ちました。", "原因はメモリ不足です！", "本当ですか？", "次の行です"]
+
+
+def test_markdown_blocks():
+    msg = ("# Title\n\nA paragraph\nwrapped.\n\n- item one\n  continued\n\n  ```\n  code in item\n  ```\n"
+           "- item two\n\n> quoted\n> more\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n```py\nx = 1\n```\n\n**Bold heading**\n")
+    blocks = markdown.parse(msg)
+    assert [b.kind for b in blocks] == ["heading", "para", "item", "item", "quote", "row", "row", "fence", "heading"]
+    assert blocks[2].text == "item one\ncontinued" and blocks[2].codes == ["code in item"]
+    assert blocks[4].text == "quoted\nmore"
+    assert blocks[7].text == "x = 1"
+    assert blocks[8].level == 7 and blocks[8].text == "Bold heading"
+
+
+def test_an_unclosed_fence_runs_to_the_end():
+    blocks = markdown.parse("Text.\n\n```\nthe crash is caused by x\n")
+    assert [b.kind for b in blocks] == ["para", "fence"]
+
+
+def test_detector_imports_only_the_standard_library():
+    code = ("import sys; sys.path.insert(0, %r)\n"
+            "from ledger.detect import analyze, Evidence, load_rules\n"
+            "analyze('The OOM is caused by `a long quote of output` here.', "
+            "[Evidence('E1', 'a long quote of output', '')], load_rules())\n"
+            "bad = {'click', 'pydantic', 'regex', 'sqlite_utils', 'dataclasses', 'pathlib', 'importlib.metadata'}\n"
+            "print(sorted(bad & set(sys.modules)))" % REPO)
+    out = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True,
+                         env={"PATH": os.environ.get("PATH", ""), "HOME": os.environ["HOME"]})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
