@@ -24,12 +24,13 @@ LOG_LINE = "step 420 loss=nan grad_norm=inf"
 READ_LOG = {"bash": "cat logs/train.log", "text": "Let me look at the training log."}
 
 UNCITED = "The root cause is the learning rate: it is too high, so the loss diverges."
-CITED = ("The loss turns NaN at step 420: the log shows `step 420 loss=nan grad_norm=inf`, "
-         "so the gradients exploded before the NaN.")
+# Both phrased as plain causal assertions, so that what decides is the citation alone.
+CITED = ("The loss turns NaN at step 420 because the gradients exploded first: "
+         "the log shows `step 420 loss=nan grad_norm=inf`.")
 HYPOTHESIS = ("Hypothesis: the learning rate is too high, which would make the loss diverge. "
               "I have not tested this yet; the next probe is a run with half the learning rate.")
-FABRICATED = ("The loss turns NaN at step 420: the log shows "
-              "`CUDA error: an illegal memory access was encountered`, so a kernel corrupted the weights.")
+FABRICATED = ("The root cause is memory corruption in a CUDA kernel: the log shows "
+              "`CUDA error: an illegal memory access was encountered`.")
 ENGINEERING = ("I moved the config loading into its own module because the training script had "
                "grown past 800 lines. Nothing else changed, and the public functions keep their names.")
 
@@ -169,7 +170,7 @@ def test_uncited_claim_is_blocked_then_the_cited_answer_is_allowed(user):
     blocked, allowed = rows
     assert blocked["message"] == UNCITED and allowed["message"] == CITED
     assert [(c["kind"], c["cited"]) for c in blocked["claims"]] == [("assertion", 0)]
-    assert allowed["claims"] and all(c["cited"] for c in allowed["claims"] if c["kind"] == "assertion")
+    assert [(c["kind"], c["cited"]) for c in allowed["claims"]] == [("assertion", 1)]
 
     (entry,) = user.evidence(result["session_id"])
     assert entry["command"] == "cat logs/train.log" and LOG_LINE in entry["output"]
@@ -196,7 +197,8 @@ def test_quote_that_no_tool_printed_is_blocked(user):
     assert feedback(run, 2).startswith(FEEDBACK)
     rows = decisions(user, run)
     assert [d["decision"] for d in rows] == ["block", "allow"]
-    assert not any(c["cited"] for c in rows[0]["claims"])
+    assert [(c["kind"], c["cited"]) for c in rows[0]["claims"]] == [("assertion", 0)]
+    assert [(c["kind"], c["cited"]) for c in rows[1]["claims"]] == [("assertion", 1)]
 
 
 def test_evidence_from_a_command_that_exits_nonzero_is_accepted(user):
@@ -313,9 +315,10 @@ def test_ledger_probe_finding_quoted_verbatim_is_allowed(user):
     if not ledger_has(user, "probe"):
         pytest.skip("`ledger probe` is not available yet")
     run = user.claude("why does the loss turn NaN?", [
-        {"bash": "ledger probe logs/train.log"},
-        {"quote": r"nan", "text": "The loss turns NaN at step 420: the probe reports `{quote}`, "
-                                   "so the gradients blew up before the NaN."}])
+        {"bash": "ledger probe --log logs/train.log"},
+        # The probe prints each finding's source line indented by four spaces: quote that one.
+        {"quote": r"^    .*loss=nan", "text": "The loss turns NaN at step 420: the probe quotes "
+                                               "`{quote}`, so the gradients blew up before the NaN."}])
     result = ok(run)
     quoted = run.turns[1].get("reply")
     assert "no line matched" not in json.dumps(quoted), "the probe printed nothing about nan\n" + run.diagnosis()
