@@ -1,0 +1,151 @@
+"""Rule packs: packaged, user and project files; merging; validation by `ledger rules`."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+from click.testing import CliRunner
+
+from hookrun import REPO
+from ledger.cli import cli
+from ledger.detect import analyze, decision, load_rules
+from ledger.detect import rules as detect_rules
+
+MSG = "The sync job clobbered the checkpoint, so resume failed."
+
+
+def write(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+def project_rule(tmp_path, name, text):
+    proj = tmp_path / "proj"
+    write(str(proj / ".evidence-ledger" / "rules" / name), text)
+    return str(proj)
+
+
+def test_packaged_packs_load():
+    r = load_rules()
+    assert {p.name: p.lang for p in r.packs} == {"en": "en", "ja": "ja"}
+    assert r.errors == []
+
+
+def test_a_project_rule_adds_a_cue_that_changes_the_decision(tmp_path):
+    proj = project_rule(tmp_path, "team.toml",
+                        "[pack]\nname = \"en\"\n[cues]\ncause_verb = ['\\bclobber(?:s|ed)\\b']\n")
+    assert decision(analyze(MSG, rules=load_rules())) == "allow"
+    assert decision(analyze(MSG, rules=load_rules(project_dir=proj))) == "block"
+    # found from a sub-directory too (walking up)
+    sub = os.path.join(proj, "src", "pkg")
+    os.makedirs(sub)
+    assert decision(analyze(MSG, rules=load_rules(project_dir=sub))) == "block"
+
+
+def test_a_user_rule_can_remove_a_cue(tmp_path):
+    msg = "The job crashed because the disk was full."
+    assert decision(analyze(msg, rules=load_rules())) == "block"
+    user = os.path.join(os.environ["XDG_CONFIG_HOME"], "evidence-ledger", "rules", "mine.toml")
+    write(user, "[pack]\nname = \"en\"\n[remove.cues]\nconnective = ['\\bbecause\\b']\n")
+    assert decision(analyze(msg, rules=load_rules())) == "allow"
+
+
+def test_a_new_pack_adds_to_its_language(tmp_path):
+    proj = project_rule(tmp_path, "extra.toml",
+                        "[pack]\nname = \"en-extra\"\nlang = \"en\"\n[cues]\nhedge = ['\\bIIRC\\b']\n")
+    msg = "The OOM is caused by the eval loop, IIRC."
+    assert analyze(msg, rules=load_rules()).claims[0].kind == "assertion"
+    r = load_rules(project_dir=proj)
+    assert [p.name for p in r.packs] == ["en", "ja", "en-extra"]
+    assert analyze(msg, rules=r).claims[0].kind == "hypothesis"
+
+
+def test_a_broken_file_is_skipped_by_the_hook_path_and_reported(tmp_path):
+    proj = project_rule(tmp_path, "bad.toml", "[pack]\nname = \"en\"\n[cues]\nhedge = ['(unclosed']\n")
+    r = load_rules(project_dir=proj)
+    assert analyze("The OOM is caused by the eval loop.", rules=r).claims[0].kind == "assertion"
+    assert any("hedge" in str(e) for e in r.errors)
+
+
+def test_rules_are_compiled_once_per_file_set(tmp_path):
+    assert load_rules() is load_rules()
+    proj = project_rule(tmp_path, "x.toml", "[pack]\nname = \"en\"\n[cues]\nfailure = ['\\bwonky\\b']\n")
+    first = load_rules(project_dir=proj)
+    assert load_rules(project_dir=proj) is first
+    write(os.path.join(proj, ".evidence-ledger", "rules", "x.toml"),
+          "[pack]\nname = \"en\"\n[cues]\nfailure = ['\\bwonkier\\b']\n")
+    os.utime(os.path.join(proj, ".evidence-ledger", "rules", "x.toml"), (1, 1))
+    assert load_rules(project_dir=proj) is not first
+
+
+def test_probe_files_are_not_detector_packs(tmp_path):
+    proj = project_rule(tmp_path, "probe-extra.toml", "version = 1\n[[signature]]\nid = \"x\"\n")
+    assert load_rules(project_dir=proj).errors == []
+
+
+def test_ledger_rules_lists_packs_and_validates(tmp_path):
+    runner = CliRunner()
+    res = runner.invoke(cli, ["rules", "--json"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.output)
+    assert [p["name"] for p in data["packs"]] == ["en", "ja"] and data["errors"] == []
+    res = runner.invoke(cli, ["rules"])
+    assert res.exit_code == 0 and "en.toml" in res.output and "all valid" in res.output
+
+
+def test_ledger_rules_names_the_file_and_the_entry(tmp_path):
+    proj = project_rule(tmp_path, "bad.toml",
+                        "[pack]\nname = \"en\"\n[cues]\nhedge = ['ok', '(unclosed']\ncause_verbs = ['x']\n"
+                        "[citation]\nmin_quote_chars = 'ten'\n")
+    res = CliRunner().invoke(cli, ["rules", "--project-dir", proj])
+    assert res.exit_code == 1
+    bad = os.path.join(proj, ".evidence-ledger", "rules", "bad.toml")
+    assert "%s: cues.hedge[1]: bad pattern '(unclosed'" % bad in res.output
+    assert "%s: cues.cause_verbs: unknown key" % bad in res.output
+    assert "%s: citation.min_quote_chars:" % bad in res.output
+
+
+def test_ledger_rules_reports_invalid_toml_and_a_new_pack_without_lang(tmp_path):
+    proj = project_rule(tmp_path, "a.toml", "[pack\nname=")
+    res = CliRunner().invoke(cli, ["rules", "--project-dir", proj])
+    assert res.exit_code == 1 and "a.toml: invalid TOML" in res.output
+    proj = project_rule(tmp_path, "a.toml", "[pack]\nname = \"brand-new\"\n")
+    res = CliRunner().invoke(cli, ["rules", "--project-dir", proj])
+    assert res.exit_code == 1 and "needs a `lang`" in res.output
+
+
+def test_global_inline_flags_are_rejected_with_advice(tmp_path):
+    proj = project_rule(tmp_path, "f.toml", "[pack]\nname = \"en\"\n[cues]\nhedge = ['(?i)meh']\n")
+    res = CliRunner().invoke(cli, ["rules", "--project-dir", proj])
+    assert res.exit_code == 1 and "scoped group" in res.output
+
+
+def test_an_installed_layout_uses_the_packaged_copy(tmp_path):
+    # What the wheel holds: ledger/ with the rule packs force-included as ledger/_data/rules.
+    site = tmp_path / "site"
+    shutil.copytree(os.path.join(REPO, "ledger"), str(site / "ledger"),
+                    ignore=shutil.ignore_patterns("__pycache__", "_data"))
+    shutil.copytree(os.path.join(REPO, "rules"), str(site / "ledger" / "_data" / "rules"))
+    code = ("from ledger.detect import analyze, load_rules, decision\n"
+            "r = load_rules()\n"
+            "print([p.sources[0][1] for p in r.packs])\n"
+            "print(decision(analyze('学習が落ちたのはメモリ不足のためです。', rules=r)))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=str(tmp_path),
+                         env={"PATH": os.environ["PATH"], "HOME": os.environ["HOME"], "PYTHONPATH": str(site),
+                              "XDG_CONFIG_HOME": os.environ["XDG_CONFIG_HOME"]})
+    assert out.returncode == 0, out.stderr
+    paths, verdict = out.stdout.strip().split("\n")
+    assert str(site / "ledger" / "_data" / "rules") in paths and REPO + "/rules" not in paths
+    assert verdict == "block"
+
+
+def test_pattern_lists_in_the_schema_match_the_loader():
+    from ledger import rules_schema
+
+    for section, keys in detect_rules.PATTERN_LISTS.items():
+        model = {"cues": rules_schema.Cues, "headings": rules_schema.Headings,
+                 "labels": rules_schema.Labels, "citation": rules_schema.Citation}[section]
+        assert set(keys) <= set(model.model_fields)
