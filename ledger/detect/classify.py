@@ -16,7 +16,10 @@ because ...") is motivation, not diagnosis, and is skipped. Under a root-cause h
 plain declarative sentence is an assertion even without a cue.
 """
 
+import re
+
 ASSERTION, HYPOTHESIS, NEGATED = "assertion", "hypothesis", "negated"
+_NAMES_CAUSE = re.compile(r"原因|要因|犯人|元凶|真因|cause|culprit|blame|reason", re.I)
 _RANK = {ASSERTION: 3, NEGATED: 2, HYPOTHESIS: 1}
 
 
@@ -112,7 +115,10 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
             cues.append(("verb", m))
         for m in r.connective.finditer(text):
             cues.append(("connective", m))
-        for m in r.negated.finditer(text):
+    # A negated frame that names the cause itself ("原因ではありません", "is not the culprit")
+    # needs no failure word next to it.
+    for m in r.negated.finditer(text):
+        if failure or _NAMES_CAUSE.search(m.group(0)):
             cues.append(("negated", m))
     clauses = _clauses(r, text)
     pseudo = _spans(r.pseudo_negation.finditer(text)) if r.pseudo_negation else []
