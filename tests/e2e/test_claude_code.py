@@ -255,6 +255,17 @@ def test_ordinary_engineering_text_with_because_is_not_blocked(user):
     assert not [c for c in only["claims"] if c["kind"] == "assertion" and not c["cited"]]
 
 
+def test_monitor_mode_records_the_verdict_and_never_blocks(user):
+    run = user.claude("why does the loss turn NaN?", [READ_LOG, {"text": UNCITED}],
+                      env={"LEDGER_MODE": "monitor"})
+    result = ok(run)
+    assert result["result"] == UNCITED
+    assert len(run.turns) == 2, run.diagnosis()
+    (only,) = decisions(user, run)
+    assert (only["decision"], only["mode"]) == ("warn", "monitor")
+    assert "learning rate" in only["reason"]  # what it would have told the agent
+
+
 def strings(value):
     if isinstance(value, str):
         yield value
@@ -329,15 +340,25 @@ def test_ledger_probe_finding_quoted_verbatim_is_allowed(user):
     assert any("ledger probe" in (e["command"] or "") for e in entries)
 
 
-def test_show_json_audits_the_session(user):
-    if not ledger_has(user, "show"):
-        pytest.skip("`ledger show` is not available yet")
+def test_show_and_check_audit_the_session_as_the_agent_saw_it(user):
     run = user.claude("why does the loss turn NaN?", [READ_LOG, {"text": UNCITED}, {"text": CITED}])
     result = ok(run)
-    proc = user.ledger("show", "--json", result["session_id"], check=False)
-    if proc.returncode != 0:
-        proc = user.ledger("show", "--json")
-    shown = json.loads(proc.stdout)
-    text = json.dumps(shown, ensure_ascii=False)
-    for expected in (UNCITED, CITED, "cat logs/train.log", LOG_LINE, "block"):
-        assert expected in text, (expected, text[:2000])
+    sid = result["session_id"]
+    shown = json.loads(user.ledger("show", sid, "--json").stdout)
+    timeline = [(item["id"][0], item.get("decision")) for item in shown["timeline"]]
+    assert timeline == [("E", None), ("D", "block"), ("D", "allow")], timeline
+    entry, blocked, allowed = shown["timeline"]
+    assert entry["command"] == "cat logs/train.log" and LOG_LINE in entry["output"]
+    # The person auditing reads exactly the reason the agent was given.
+    assert FEEDBACK + "\n" + blocked["reason"] == feedback(run, 2)
+    assert (blocked["message"], allowed["message"]) == (UNCITED, CITED)
+
+    # `ledger check` on the same session agrees with what the hook decided.
+    def check(text):
+        proc = subprocess.run([sys.executable, "-m", "ledger", "check", "--session", sid, "--json", "-"],
+                              input=text, capture_output=True, text=True, timeout=60,
+                              cwd=user.project, env=dict(os.environ, **user.env))
+        return proc.returncode, json.loads(proc.stdout)["decision"]
+
+    assert check(UNCITED) == (1, "block")
+    assert check(CITED) == (0, "allow")
