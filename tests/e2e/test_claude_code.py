@@ -81,7 +81,8 @@ def installed(session):
         hooks = json.load(f).get("hooks", {})
     for event in ("PostToolUse", "PostToolUseFailure", "Stop", "SubagentStop"):
         commands = [h.get("command", "") for group in hooks.get(event, []) for h in group.get("hooks", [])]
-        assert any("ledger-hook" in c or "ledger.hooks" in c for c in commands), (event, hooks)
+        ours = [c for c in commands if "ledger-hook" in c or "ledger.hooks" in c]
+        assert ours and all(os.path.isabs(c.split()[0].strip("'\"")) for c in ours), (event, hooks)
     return session
 
 
@@ -153,7 +154,9 @@ def test_client_fires_hooks_offline_and_feeds_a_stop_reason_back(session):
 # The guard, installed by `ledger install` ---------------------------------------------------
 
 def test_uncited_claim_is_blocked_then_the_cited_answer_is_allowed(user):
-    run = user.claude("why does the loss turn NaN?", [READ_LOG, {"text": UNCITED}, {"text": CITED}])
+    # A bare PATH without this Python's scripts: the installed hooks must not depend on it.
+    run = user.claude("why does the loss turn NaN?", [READ_LOG, {"text": UNCITED}, {"text": CITED}],
+                      env={"PATH": "/usr/bin:/bin"})
     result = ok(run)
     assert result["result"] == CITED
     assert len(run.turns) == 3, run.diagnosis()
