@@ -38,8 +38,25 @@ EXPLAIN = {
 }
 
 
-def classify(exc):
+def classify(exc, db=None):
     """Which kind of fault an exception from the store is."""
+    kind = _classify(exc)
+    if kind in ("unwritable", "error", "readonly"):
+        # SQLite says "unable to open database file" for a read-only or full disk as well (it
+        # cannot create the -wal/-shm files): ask the file system which it is.
+        folder = os.path.dirname(db or paths.db_path())
+        try:
+            st = os.statvfs(folder)
+            if st.f_flag & getattr(os, "ST_RDONLY", 1):
+                return "readonly"
+            if st.f_bavail * st.f_frsize < 64 * 1024:
+                return "full"
+        except (OSError, AttributeError):
+            pass
+    return kind
+
+
+def _classify(exc):
     text = str(exc).lower()
     errno = getattr(exc, "errno", None)
     if "locked" in text or "busy" in text:
@@ -154,17 +171,27 @@ def pending(session_id, db=None):
     """Faults of this session (or of no session) that no Stop hook has reported yet."""
     entries = read(db)
     reported = set()
+    told = set()  # (session, kind): a lasting fault is told once per session, not at every stop
     for entry in entries:
         if entry.get("kind") == "reported":
             reported.update(entry.get("ids") or [])
-    return [e for e in entries if e.get("kind") != "reported" and e.get("id") not in reported
-            and e.get("session_id") in (session_id, None)]
+            told.update((entry.get("session_id"), k) for k in entry.get("kinds") or [])
+    out = []
+    for e in entries:
+        if e.get("kind") == "reported" or e.get("id") in reported:
+            continue
+        sid = e.get("session_id")
+        if sid is None or (sid == session_id and (sid, e.get("kind")) not in told):
+            out.append(e)
+    return out
 
 
-def mark_reported(entries, db=None):
+def mark_reported(entries, session_id=None, db=None):
     ids = [e["id"] for e in entries if e.get("id")]
     if ids:
-        _append({"kind": "reported", "ids": ids, "t": round(time.time(), 3)}, db)
+        kinds = sorted({e.get("kind") for e in entries if e.get("session_id") is not None})
+        _append({"kind": "reported", "ids": ids, "kinds": kinds, "session_id": session_id,
+                 "t": round(time.time(), 3)}, db)
 
 
 def summary(entries):

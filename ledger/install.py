@@ -107,7 +107,69 @@ def doctor(project_dir):
                        "ledger: %s (not created yet; the first tool call creates it)%s" % (
                            db, "" if writable else " but its folder is not writable")))
 
+    checks.extend(ledger_health(db))
     checks.append(hook_selftest())
+    return checks
+
+
+def ledger_health(db):
+    """The guard's own faults since install, damaged files kept aside, tampering, disk space."""
+    import glob
+    import time
+
+    from ledger import faults, store, verify
+
+    checks = []
+    recent = [e for e in faults.read(db) if e.get("kind") != "reported"
+              and (e.get("t") or 0) > time.time() - 14 * 86400]
+    kinds = []
+    for entry in recent:
+        if entry["kind"] not in kinds:
+            kinds.append(entry["kind"])
+    for kind in kinds:
+        same = [e for e in recent if e["kind"] == kind]
+        last = same[-1]
+        checks.append(("warn", "fault: %s %d time(s) in the last 14 days, last at %s: %s Last error: %s" % (
+            kind, len(same), time.strftime("%Y-%m-%d %H:%M", time.localtime(last.get("t") or 0)),
+            faults.EXPLAIN.get(kind, faults.EXPLAIN["error"]), last.get("detail", ""))))
+    for kept in sorted(glob.glob(glob.escape(db) + ".corrupt-*")):
+        if kept.endswith(("-wal", "-shm", "-journal")):
+            continue
+        checks.append(("warn", "damaged ledger kept at %s (%d bytes): a new ledger was started in its "
+                               "place; recover with `sqlite3 %s .recover | sqlite3 recovered.db`, or "
+                               "delete it" % (kept, os.path.getsize(kept), kept)))
+    if os.path.exists(db):
+        try:
+            conn = store.connect(db, readonly=True)
+            try:
+                problems, checked = verify.verify(conn, integrity=False)
+            finally:
+                conn.close()
+            if problems:
+                summary = ", ".join(sorted({p.kind for p in problems}))
+                checks.append(("error", "tampering: %d problem(s) in %d entries (%s); the Stop guard ignores "
+                                        "the entries that fail. Details: `ledger verify`" % (
+                                            len(problems), checked, summary)))
+            else:
+                checks.append(("ok", "ledger verify: %d entries, hash chains intact" % checked))
+        except Exception as exc:
+            checks.append(("error", "ledger verify could not run: %s" % exc))
+        size = os.path.getsize(db) + (os.path.getsize(db + "-wal") if os.path.exists(db + "-wal") else 0)
+        if size > 1024 ** 3:
+            checks.append(("warn", "the ledger is %.1f GB: `ledger gc --older-than 30d --max-size 1G` "
+                                   "shrinks it" % (size / 1024 ** 3)))
+    folder = os.path.dirname(db)
+    if os.path.isdir(folder):
+        try:
+            free = shutil.disk_usage(folder).free
+            if free < 100 * 1024 ** 2:
+                checks.append(("warn", "only %d MB free where the ledger lives (%s): recording fails "
+                                       "when the disk fills" % (free // 1024 ** 2, folder)))
+        except OSError:
+            pass
+    if os.environ.get("LEDGER_BUSY_TIMEOUT_MS"):
+        checks.append(("warn", "LEDGER_BUSY_TIMEOUT_MS=%s overrides the %d ms wait for the ledger's "
+                               "write lock" % (os.environ["LEDGER_BUSY_TIMEOUT_MS"], store.BUSY_TIMEOUT_MS)))
     return checks
 
 

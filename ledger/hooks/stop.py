@@ -29,6 +29,7 @@ def handle(event, adapter):
         if problem:
             note(problem + "; stop allowed")
             faults.add("transcript", problem, session_id=session_id, once=True)
+    message = _bounded(message)
     try:
         conn = store.connect()
     except Exception as exc:
@@ -50,6 +51,21 @@ def handle(event, adapter):
     return _output(adapter, verdict, session_id)
 
 
+# Final answers are a few KB; a message past this is judged on its head and tail (where a
+# diagnosis sits), so the hook finishes well inside the agent's hook timeout.
+MAX_MESSAGE = 64 * 1024
+
+
+def _bounded(message):
+    if not isinstance(message, str) or len(message) <= MAX_MESSAGE:
+        return message
+    half = MAX_MESSAGE // 2
+    head = message[:half].rsplit("\n", 1)[0]
+    tail = message[-half:].split("\n", 1)[-1]
+    note("final message is %d characters; judging its first and last %d KB" % (len(message), half // 1024))
+    return head + "\n\n" + tail
+
+
 def _output(adapter, verdict, session_id):
     """The adapter's output, plus one systemMessage naming our own faults not yet reported.
 
@@ -64,7 +80,7 @@ def _output(adapter, verdict, session_id):
         if waiting:
             text = faults.summary(waiting)
             verdict.system_message = verdict.system_message + "\n" + text if verdict.system_message else text
-            faults.mark_reported(waiting)
+            faults.mark_reported(waiting, session_id)
     return adapter.stop_output(verdict)
 
 
