@@ -72,7 +72,7 @@ def load_corpus(path):
 def corpus_files():
     out = {}
     for n in sorted(os.listdir(CORPUS)):
-        m = re.match(r"^(en|ja)_(dev|heldout)\.txt$", n)
+        m = re.match(r"^(en|ja)_(dev|heldout|fresh)\.txt$", n)
         if m:
             out[(m.group(1), m.group(2))] = os.path.join(CORPUS, n)
     return out
@@ -187,7 +187,7 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--errors", action="store_true", help="print every item the detector gets wrong")
     p.add_argument("--json", action="store_true")
-    p.add_argument("--split", choices=("dev", "heldout"), help="only this split's errors")
+    p.add_argument("--split", choices=("dev", "heldout", "fresh"), help="only this split's errors")
     args = p.parse_args(argv)
     results = run()
     if args.json:

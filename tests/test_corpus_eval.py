@@ -1,7 +1,8 @@
 """The labelled corpus as a regression floor (the same evaluation as bench/detector_report.py).
 
 Floors sit a little under today's figures so a rule change that costs recall, or starts blocking
-hypotheses, fails here. The held-out floors are lower on purpose: that split was never tuned on.
+hypotheses, fails here. The held-out and fresh floors are lower on purpose: those splits were not
+tuned on (see tests/corpus/README.md for what each split has and has not been used for).
 """
 
 import importlib.util
@@ -19,8 +20,10 @@ spec.loader.exec_module(report)
 FLOORS = {
     ("en", "dev"): (0.95, 0.02),
     ("ja", "dev"): (0.95, 0.02),
-    ("en", "heldout"): (0.70, 0.05),
-    ("ja", "heldout"): (0.75, 0.08),
+    ("en", "heldout"): (0.85, 0.03),
+    ("ja", "heldout"): (0.85, 0.03),
+    ("en", "fresh"): (0.85, 0.05),
+    ("ja", "fresh"): (0.85, 0.05),
 }
 
 
@@ -33,7 +36,9 @@ def test_the_corpus_is_big_enough(results):
     assert set(results) == set(FLOORS)
     assert sum(n for _, _, n in results.values()) >= 350
     for (lang, split), (s, _, _) in results.items():
-        assert s["assertion_n"] >= 20 and s["nonclaim_n"] >= 30 and s["cited_n"] >= 4, (lang, split)
+        big = split != "fresh"
+        assert s["assertion_n"] >= (20 if big else 10) and s["nonclaim_n"] >= (30 if big else 20), (lang, split)
+        assert s["cited_n"] >= 4, (lang, split)
 
 
 @pytest.mark.parametrize("key", sorted(FLOORS))

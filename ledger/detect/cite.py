@@ -6,9 +6,10 @@ stored output). A quote counts when it is an exact substring of one output, or w
 ellipsis-separated segments occur in order within one output, and when it is not contained in any
 text the agent itself wrote during the session (a command line, a heredoc, Write/Edit content).
 
-Cost: nothing is normalised unless a claim holds a quote. Then each output is first probed with
-the quote's longest token using `in` on the raw text, which is exact for ASCII output without
-escape codes, so only outputs that can match are normalised (once, cached on the Evidence).
+Cost: nothing is searched unless a claim holds a quote. Then each output is first probed with
+the quote's longest tokens using `in` on the raw text; plain ASCII outputs are then searched with
+one regular expression (tokens joined by `\s+`), so they are never copied; only the others are
+normalised, once per analysis.
 """
 
 import re
@@ -63,32 +64,84 @@ def split_segments(q):
     return [s for s in _ELLIPSIS.split(q) if s.strip()]
 
 
+NEAR_MISS_CANDIDATES = 20
+
+
 class _Side:
-    """Normalised text of the outputs (or the inputs) that can contain a given probe."""
+    """The outputs (or the inputs) of a session, searched without normalising what need not be.
+
+    For ASCII text with no escape codes and no line-number gutter, "the normalised quote is a
+    substring of the normalised text" is the same as "the quote's tokens occur in the raw text
+    separated by whitespace runs", which one regular expression finds without copying the text.
+    Anything else is normalised once and cached.
+    """
 
     def __init__(self, evidence, attr):
         self.evidence = evidence
         self.attr = attr
         self.norm = {}
+        self.plain = {}
+
+    def raw(self, i):
+        return getattr(self.evidence[i], self.attr) or ""
+
+    def _is_plain(self, i):
+        got = self.plain.get(i)
+        if got is None:
+            raw = self.raw(i)
+            got = raw.isascii() and "\x1b" not in raw and not (self.attr == "output" and _GUTTER.match(raw))
+            self.plain[i] = got
+        return got
 
     def text(self, i):
         got = self.norm.get(i)
         if got is None:
-            raw = getattr(self.evidence[i], self.attr) or ""
+            raw = self.raw(i)
             got = _norm_output(raw) if self.attr == "output" else normalize(raw)
             self.norm[i] = got
         return got
 
-    def candidates(self, probe):
-        for i, e in enumerate(self.evidence):
-            raw = getattr(e, self.attr) or ""
+    def candidates(self, probes):
+        """Entries that can hold every probe token (exact for plain entries)."""
+        for i in range(len(self.evidence)):
+            raw = self.raw(i)
             if not raw:
                 continue
-            if raw.isascii() and "\x1b" not in raw:
-                if probe in raw:
+            if self._is_plain(i):
+                if all(p in raw for p in probes):
                     yield i
             else:
                 yield i
+
+    def candidates_nocase(self, token):
+        pat = re.compile(re.escape(token), re.IGNORECASE)
+        for i in range(len(self.evidence)):
+            raw = self.raw(i)
+            if raw and (not self._is_plain(i) or pat.search(raw)):
+                yield i
+
+    def contains(self, i, segs, patterns):
+        """Do the segments occur, in order, in entry i (normalised)?"""
+        if self._is_plain(i):
+            raw = self.raw(i)
+            pos = 0
+            for pat in patterns:
+                m = pat.search(raw, pos)
+                if m is None:
+                    return False
+                pos = m.end()
+            return True
+        return _in_order(segs, self.text(i))
+
+
+def _probes(segs):
+    """The longest few distinct tokens of a quote: cheap `in` tests before any real search."""
+    tokens = sorted({t for s in segs for t in s.split()}, key=len, reverse=True)
+    return tokens[:4]
+
+
+def _patterns(segs):
+    return [re.compile(r"\s+".join(re.escape(t) for t in s.split())) for s in segs]
 
 
 class Checker:
@@ -122,19 +175,20 @@ class Checker:
         segs = split_segments(q)
         if not segs:
             return ("short", [], q)
-        probe = max((t for s in segs for t in s.split()), key=len)
+        probes = _probes(segs)
+        patterns = _patterns(segs)
         hits = []
-        for i in self.outputs.candidates(probe):
-            if _in_order(segs, self.outputs.text(i)):
+        for i in self.outputs.candidates(probes):
+            if self.outputs.contains(i, segs, patterns):
                 hits.append(self.evidence[i].id)
                 if len(hits) >= 5:
                     break
         if hits:
-            for i in self.inputs.candidates(probe):
-                if all(s in self.inputs.text(i) for s in segs):
+            for i in self.inputs.candidates(probes):
+                if all(self.inputs.contains(i, [s], [p]) for s, p in zip(segs, patterns)):
                     return ("self", hits, "%s (written by the agent in %s)" % (q, self.evidence[i].id))
             return ("verified", hits, q)
-        return self._near(q, segs, probe)
+        return self._near(q, segs, probes[0])
 
     def _too_short(self, q, r):
         dense = "".join(q.split())
@@ -155,8 +209,12 @@ class Checker:
         """A quote that almost matches: reported so the agent can fix it, never accepted."""
         lowered = q.lower()
         best = (0, None)
-        short_probe = probe[: max(4, len(probe) // 2)]
-        for i in self.outputs.candidates(short_probe):
+        # Only outputs that hold the quote's first token are compared, and at most a few of
+        # them: a near miss is advice for the agent, not worth a pass over a huge session.
+        first = q.split()[0] if q.split() else probe
+        for n, i in enumerate(self.outputs.candidates_nocase(first)):
+            if n >= NEAR_MISS_CANDIDATES:
+                break
             out = self.outputs.text(i)
             if len(segs) == 1 and lowered in out.lower():
                 return ("near", [], "%s (matches %s only if case is ignored)" % (q, self.evidence[i].id))

@@ -115,10 +115,10 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
             cues.append(("verb", m))
         for m in r.connective.finditer(text):
             cues.append(("connective", m))
-    # A negated frame that names the cause itself ("原因ではありません", "is not the culprit")
-    # needs no failure word next to it.
+    # A negated frame in a sentence that names the cause ("原因から除外しました", "we excluded
+    # the network as the cause") needs no failure word.
     for m in r.negated.finditer(text):
-        if failure or _NAMES_CAUSE.search(m.group(0)):
+        if failure or _NAMES_CAUSE.search(text):
             cues.append(("negated", m))
     clauses = _clauses(r, text)
     pseudo = _spans(r.pseudo_negation.finditer(text)) if r.pseudo_negation else []
