@@ -197,7 +197,11 @@ def test_sessions_and_decisions(db_path):
     new = dict(listed[0])
     assert (new["evidence"], new["failed"], new["claims"], new["blocks"]) == (1, 1, 2, 1)
     assert dict(listed[1])["project_dir"] == "/p"
+    # The allow (D2) ended turn t1, so a stop that comes back with the same key starts afresh.
+    assert store.blocks_in_turn(conn, "new", "t1") == 0
+    store.record_decision(conn, {"session_id": "new", "decision": "block", "turn_id": "t1"})
     assert store.blocks_in_turn(conn, "new", "t1") == 1
+    assert store.blocks_in_turn(conn, "new", "t2") == 0
     decisions = store.session_decisions(conn, "new")
     assert [d["id"] for d in decisions] == ["D1", "D2"]
     claims = store.decision_claims(conn, 2)

@@ -148,7 +148,7 @@ def judge(conn, event, session_id, message, config, project_dir):
                 if h["id"] not in untrusted_set][:3]
         if not hits:  # nothing shares a term: point at the latest failures, then the latest calls
             hits = sorted(rows, key=lambda r: (not r["failed"], -r["num"]))[:3]
-        return [(h["id"], _summary(h)) for h in hits]
+        return [(h["id"], _summary(h, claim.text)) for h in hits]
 
     verdict = guard.decide(report, config, blocks_so_far=blocks, related=related,
                            ignored_evidence=untrusted)
@@ -177,11 +177,47 @@ def _strings(value):
             yield from _strings(v)
 
 
-def _summary(row):
+def _summary(row, claim_text=""):
     status = "exit %s" % row["exit_code"] if row["exit_code"] not in (None, 0) else ("failed" if row["failed"] else "ok")
     target = row["command"] or row["tool_name"] or ""
-    first = next((line for line in (row["output"] or "").splitlines() if line.strip()), "")
-    return "%s: %s (%s) -> %s" % (row["tool_name"] or "tool", target, status, first)
+    return "%s: %s (%s) -> %s" % (row["tool_name"] or "tool", target, status,
+                                  best_line(row["output"] or "", claim_text))
+
+
+# Words that make a line worth showing even when it shares no term with the claim.
+_ALARM = ("nan", "inf", "error", "exception", "traceback", "killed", "oom", "out of memory",
+          "fail", "timeout", "timed out", "fatal", "panic", "segmentation", "abort", "エラー", "失敗")
+
+
+def best_line(output, claim_text, scan=2000):
+    """The output line the agent most likely needs: most terms shared with the claim, then an
+    alarm word, then the last line. Quoting it verbatim is what the guard accepts."""
+    terms = {t for t in _words(claim_text) if len(t) >= 3}
+    best, best_score = "", -1
+    lines = output.splitlines()
+    for index, line in enumerate(lines[-scan:]):
+        stripped = line.strip()
+        if not stripped:
+            continue
+        lowered = stripped.lower()
+        score = 4 * len(terms.intersection(_words(lowered)))
+        score += 2 if any(a in lowered for a in _ALARM) else 0
+        if score >= best_score:  # ties go to the later line: logs end where things went wrong
+            best, best_score = stripped, score
+    return best[:200]
+
+
+def _words(text):
+    out, word = [], []
+    for ch in text.lower():
+        if ch.isalnum() or ch in "_.":
+            word.append(ch)
+        elif word:
+            out.append("".join(word).strip("."))
+            word = []
+    if word:
+        out.append("".join(word).strip("."))
+    return set(out)
 
 
 def _record(conn, event, session_id, verdict, report, blocks, config, message, error=None):
