@@ -203,7 +203,7 @@ def test_sessions_and_decisions(db_path):
     assert store.blocks_in_turn(conn, "new", "t1") == 1
     assert store.blocks_in_turn(conn, "new", "t2") == 0
     decisions = store.session_decisions(conn, "new")
-    assert [d["id"] for d in decisions] == ["D1", "D2"]
+    assert [d["id"] for d in decisions] == ["D1", "D2", "D3"]
     claims = store.decision_claims(conn, 2)
     assert json.loads(claims[0]["evidence"]) == ["E2"]
     conn.close()
