@@ -410,22 +410,20 @@ def record_decision(conn, decision, claims=()):
 def blocks_in_turn(conn, session_id, turn_id):
     """How many times this turn's stop has been blocked already.
 
-    With a turn id (Claude's prompt_id, Codex's turn_id) count blocks of that turn. Without one,
-    count the blocks since the session's last allowed stop: a turn only ends when a stop is
-    allowed, so consecutive blocks are the same turn.
+    With a turn id (Claude's prompt_id, Codex's turn_id, Gemini's derived key) count that turn's
+    blocks since its last allowed stop: an allow ends the turn, and a key can come back (Gemini's
+    fallback key is the prompt text, typed again). Without an id, count the session's blocks
+    since its last allowed stop: consecutive blocks belong to one turn.
     """
+    scope, args = "session_id = ?", [session_id]
     if turn_id:
-        return conn.execute(
-            "SELECT COUNT(*) FROM decisions WHERE session_id = ? AND turn_id = ? AND decision = 'block'",
-            (session_id, turn_id),
-        ).fetchone()[0]
+        scope, args = "session_id = ? AND turn_id = ?", [session_id, str(turn_id)]
     last_allow = conn.execute(
-        "SELECT MAX(num) FROM decisions WHERE session_id = ? AND decision != 'block'",
-        (session_id,),
+        "SELECT MAX(num) FROM decisions WHERE %s AND decision != 'block'" % scope, args,
     ).fetchone()[0] or 0
     return conn.execute(
-        "SELECT COUNT(*) FROM decisions WHERE session_id = ? AND num > ? AND decision = 'block'",
-        (session_id, last_allow),
+        "SELECT COUNT(*) FROM decisions WHERE %s AND num > ? AND decision = 'block'" % scope,
+        args + [last_allow],
     ).fetchone()[0]
 
 
