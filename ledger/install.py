@@ -36,17 +36,21 @@ def available_agents():
     return found
 
 
+def agent_present(agent, project_dir):
+    """Is this agent used here: its settings folder exists (home, $CODEX_HOME, project) or it is on PATH."""
+    homes = [os.path.join(os.path.expanduser("~"), AGENT_HOMES[agent]),
+             os.path.join(project_dir, AGENT_HOMES[agent])]
+    if agent == "codex" and os.environ.get("CODEX_HOME"):
+        homes.append(os.environ["CODEX_HOME"])
+    return any(os.path.isdir(h) for h in homes) or bool(shutil.which(agent))
+
+
 def agents_for(choice, project_dir):
     if choice != "all":
         if choice not in available_agents():
             raise common.InstallError("no installer for agent %r" % choice)
         return [choice]
-    present = []
-    for agent in available_agents():
-        home = os.path.join(os.path.expanduser("~"), AGENT_HOMES[agent])
-        if os.path.isdir(home) or os.path.isdir(os.path.join(project_dir, AGENT_HOMES[agent])) \
-                or shutil.which(agent):
-            present.append(agent)
+    present = [a for a in available_agents() if agent_present(a, project_dir)]
     return present or ["claude"]
 
 
@@ -72,6 +76,8 @@ def doctor(project_dir):
 
     checks = []
     for name in available_agents():
+        if name != "claude" and not agent_present(name, project_dir):
+            continue  # not used on this machine: no news is good news
         try:
             checks.extend(installer(name).doctor(project_dir))
         except Exception as exc:  # one broken installer must not hide the other checks
@@ -102,7 +108,10 @@ def doctor(project_dir):
             checks.append(("error", "ledger: %s cannot be read: %s" % (db, exc)))
     else:
         folder = os.path.dirname(db)
-        writable = os.access(folder if os.path.isdir(folder) else os.path.dirname(folder) or ".", os.W_OK)
+        existing = folder
+        while existing and not os.path.isdir(existing):  # the first call creates the missing folders
+            existing = os.path.dirname(existing)
+        writable = os.access(existing or ".", os.W_OK)
         checks.append(("ok" if writable else "error",
                        "ledger: %s (not created yet; the first tool call creates it)%s" % (
                            db, "" if writable else " but its folder is not writable")))
