@@ -205,7 +205,9 @@ def record(conn, ev):
     output, truncated = cap_output(_redact_large(raw_output, limit), limit)
     tool_input = ev.get("tool_input")
     if tool_input is not None and not isinstance(tool_input, str):
-        tool_input = json.dumps(tool_input, ensure_ascii=False, default=str)
+        # Redact the strings before encoding: in JSON a newline becomes `\n`, and the `n` glued
+        # to the front of a key would hide it from the redactor's word boundary.
+        tool_input = json.dumps(_redact_tree(tool_input), ensure_ascii=False, default=str)
     if tool_input is not None:
         tool_input, _ = cap_output(redact(tool_input), limit)
     command = ev.get("command")
@@ -226,7 +228,7 @@ def record(conn, ev):
         "exit_code": _int_or_none(ev.get("exit_code")),
         "interrupted": 1 if ev.get("interrupted") else 0,
         "duration_ms": _int_or_none(ev.get("duration_ms")),
-        "cwd": _str_or_none(ev.get("cwd")),
+        "cwd": _redacted(ev.get("cwd")),
         "recorded_at": round(time.time(), 6),
         "output_sha256": hashlib.sha256(raw_bytes).hexdigest(),
         "output_length": len(raw_bytes),
@@ -262,9 +264,26 @@ def _touch_session(conn, session_id, ev):
                agent = COALESCE(sessions.agent, excluded.agent),
                project_dir = COALESCE(sessions.project_dir, excluded.project_dir),
                transcript_path = COALESCE(excluded.transcript_path, sessions.transcript_path)""",
-        (session_id, ev.get("agent"), _str_or_none(ev.get("project_dir")),
-         _str_or_none(ev.get("cwd")), _str_or_none(ev.get("transcript_path")), now, now),
+        (session_id, ev.get("agent"), _redacted(ev.get("project_dir")),
+         _redacted(ev.get("cwd")), _redacted(ev.get("transcript_path")), now, now),
     )
+
+
+def _redact_tree(value, depth=0):
+    if isinstance(value, str):
+        return redact(value)
+    if depth > 50:
+        return value
+    if isinstance(value, dict):
+        return {redact(str(k)): _redact_tree(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_redact_tree(v, depth + 1) for v in value]
+    return value
+
+
+def _redacted(value):
+    # Paths are text the agent controls too; a token in a folder name must not be stored.
+    return None if value is None else redact(str(value))
 
 
 def _str_or_none(value):
@@ -340,8 +359,16 @@ def search(conn, query, session_id=None, limit=5, phrase=False):
     )
     args = [match]
     if session_id:
-        sql += " AND e.session_id = ?"
-        args.append(session_id)
+        # Bound the match by the session's id range (two index lookups): FTS5 then reads only
+        # that stretch of each term's list, so the Stop hook's search costs what the session
+        # holds, not what the whole ledger holds.
+        low, high = conn.execute(
+            "SELECT MIN(num), MAX(num) FROM evidence WHERE session_id = ?", (session_id,)
+        ).fetchone()
+        if low is None:
+            return []
+        sql += " AND evidence_fts.rowid BETWEEN ? AND ? AND e.session_id = ?"
+        args += [low, high, session_id]
     sql += " ORDER BY bm25(evidence_fts) LIMIT ?"
     args.append(limit)
     return conn.execute(sql, args).fetchall()
@@ -378,8 +405,8 @@ def record_decision(conn, decision, claims=()):
         "decision": decision.get("decision") or "allow",
         "mode": decision.get("mode"),
         "block_count": int(decision.get("block_count") or 0),
-        "reason": decision.get("reason"),
-        "system_message": decision.get("system_message"),
+        "reason": redact(decision.get("reason") or "") or None,
+        "system_message": redact(decision.get("system_message") or "") or None,
         "message": redact(decision.get("message") or "") or None,
         "lang": decision.get("lang"),
         "error": decision.get("error"),
@@ -397,7 +424,7 @@ def record_decision(conn, decision, claims=()):
                 " near_misses) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (num, row["session_id"], redact(claim.get("text") or ""), claim.get("kind"),
                  1 if claim.get("cited") else 0, json.dumps(list(claim.get("evidence") or [])),
-                 json.dumps(list(claim.get("near_misses") or []), ensure_ascii=False, default=str)),
+                 json.dumps(_redact_tree(list(claim.get("near_misses") or [])), ensure_ascii=False, default=str)),
             )
         _touch_session(conn, row["session_id"], decision)
         conn.execute("COMMIT")
