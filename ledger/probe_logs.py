@@ -1,12 +1,13 @@
 """The log probe: failure signatures across a whole log, fast, plus its tail and progress.
 
 Candidate lines come from the signatures' anchors in one pass over the file. GNU/BSD grep
-does that pass when it is on PATH (a multi-string search in C, several anchors at once, one
-process per core); otherwise Python scans the file in big chunks with bytes.find, one anchor
-at a time. Either way Python then decides on each candidate line with the signature's regex,
+does that pass when it is on PATH: every anchor in one extended regex (one DFA pass in C, in
+the C locale), the file cut into line-aligned byte ranges, one grep per core; otherwise Python
+scans the file in big chunks with bytes.find, one anchor at a time. Either way Python then decides on each candidate line with the signature's regex,
 so the two engines report the same findings.
 """
 
+import errno
 import fnmatch
 import os
 import re
@@ -22,6 +23,7 @@ LINE_NUMBERS_UP_TO = 512 << 20   # beyond this, findings name byte offsets (dete
 TRACEBACK_WINDOW = 256 << 10
 PROGRESS_WINDOWS = (1 << 20, 16 << 20, 64 << 20)
 MAX_CANDIDATES = 2_000_000
+MIN_RANGE = 64 << 20   # a smaller file is one grep: starting more costs more than it saves
 SATURATE = 1000
 
 
@@ -108,38 +110,66 @@ def candidates(path, sigs, deadline, engine=None):
 
 
 def _grep_candidates(path, fixed, regexes, deadline):
-    groups = []
+    # One extended regex for every anchor: GNU grep runs it as a single DFA pass, several
+    # times faster than its multi-string search (-F with many strings) on a log whose
+    # bytes are mostly letters and digits. The file is cut into line-aligned byte ranges,
+    # one grep per core.
+    pattern = "|".join([_ere_escape(a) for a in fixed] + [f"({r})" for r in regexes])
+    size = os.path.getsize(path)
     cores = os.cpu_count() or 1
-    if fixed:
-        # Several anchor sets, one grep each, run side by side: the multi-string search
-        # slows with the number of short strings, cores are usually idle.
-        n = max(1, min(cores - (1 if regexes else 0), 4, len(fixed)))
-        for i in range(n):
-            groups.append(["-F"] + [x for a in fixed[i::n] for x in ("-e", a)])
-    for r in regexes:
-        groups.append(["-E", "-e", r])
+    ranges = _ranges(path, size, max(1, min(cores, 4, size // MIN_RANGE + 1)))
     env = dict(os.environ, LC_ALL="C")
     out, lock, complete = {}, threading.Lock(), [True]
-    procs = []
-    for args in groups:
-        procs.append(subprocess.Popen(["grep", "-a", "-b", *args, "--", path], stdout=subprocess.PIPE,
-                                      stderr=subprocess.DEVNULL, env=env))
+    jobs = []
+    for start, end in ranges:
+        fd = os.open(path, os.O_RDONLY)
+        feeder = None
+        try:
+            if end >= size:
+                os.lseek(fd, start, os.SEEK_SET)
+                stdin = fd
+            else:
+                # grep cannot stop at a byte offset: a thread pours the range into a pipe.
+                stdin, w = os.pipe()
+                feeder = threading.Thread(target=_feed, args=(fd, w, start, end), daemon=True)
+            p = subprocess.Popen(["grep", "-a", "-b", "-E", "-e", pattern], stdin=stdin, stdout=subprocess.PIPE,
+                                 stderr=subprocess.DEVNULL, env=env)
+        except OSError:
+            if feeder is not None:
+                os.close(stdin)
+                os.close(w)
+            os.close(fd)
+            for p, _, _ in jobs:
+                p.kill()
+            raise
+        if feeder is None:
+            os.close(fd)
+        else:
+            os.close(stdin)
+            feeder.start()   # it closes fd and w
+        jobs.append((p, start, feeder))
 
-    def read(p):
-        local = {}
-        for raw in p.stdout:
-            colon = raw.find(b":")
-            if colon > 0:
-                local[int(raw[:colon])] = raw[colon + 1:]
-                if len(local) > MAX_CANDIDATES:
-                    break
+    def read(p, base):
+        # Big reads and one split per block: a diverged log sends every line after the
+        # divergence, and a readline per line costs more than grep's search.
+        local, carry = {}, b""
+        while len(local) <= MAX_CANDIDATES:
+            block = p.stdout.read1(1 << 20) if hasattr(p.stdout, "read1") else p.stdout.read(1 << 20)
+            if not block:
+                break
+            lines = (carry + block).split(b"\n")
+            carry = lines.pop()
+            for raw in lines:
+                colon = raw.find(b":")
+                if colon > 0:
+                    local[base + int(raw[:colon])] = raw[colon + 1:]
         with lock:
             out.update(local)
 
-    readers = [threading.Thread(target=read, args=(p,), daemon=True) for p in procs]
+    readers = [threading.Thread(target=read, args=(p, base), daemon=True) for p, base, _ in jobs]
     for t in readers:
         t.start()
-    for p, t in zip(procs, readers):
+    for (p, _, feeder), t in zip(jobs, readers):
         t.join(max(0.0, deadline - time.monotonic()))
         if t.is_alive():
             complete[0] = False
@@ -150,51 +180,55 @@ def _grep_candidates(path, fixed, regexes, deadline):
             p.wait()
             if p.returncode not in (0, 1):
                 complete[0] = False
+        if feeder is not None:
+            feeder.join(1)
     return out, complete[0]
 
 
-def _python_candidates(path, fixed, regexes, deadline):
-    anchors = [a.encode() for a in fixed]
-    pats = [re.compile(r.encode()) for r in regexes]
-    out = {}
+def _ere_escape(text):
+    return re.sub(r"([][\\.^$*+?(){}|])", r"\\\1", text)
+
+
+def _ranges(path, size, n):
+    """n byte ranges of the file, each starting at a line start."""
+    cuts = [0]
     with open(path, "rb") as f:
-        base = 0
-        carry = b""
-        while True:
-            if time.monotonic() > deadline:
-                return out, False
-            block = f.read(CHUNK)
-            if not block:
-                data, base_off = carry, base - len(carry)
-                if not data:
-                    break
-            else:
-                cut = block.rfind(b"\n") + 1
-                if cut == 0:
-                    carry += block
-                    base += len(block)
-                    continue
-                data = carry + block[:cut]
-                base_off = base - len(carry)
-                carry = block[cut:]
-                base += len(block)
-            for a in anchors:
-                i = data.find(a)
-                while i >= 0:
-                    s = data.rfind(b"\n", 0, i) + 1
-                    e = data.find(b"\n", i)
-                    e = len(data) if e < 0 else e
-                    out.setdefault(base_off + s, data[s:e])
-                    i = data.find(a, e)
-            for p in pats:
-                for m in p.finditer(data):
-                    s = data.rfind(b"\n", 0, m.start()) + 1
-                    e = data.find(b"\n", m.start())
-                    e = len(data) if e < 0 else e
-                    out.setdefault(base_off + s, data[s:e])
-            if not block:
+        for k in range(1, n):
+            f.seek(size * k // n)
+            f.readline()
+            pos = f.tell()
+            if cuts[-1] < pos < size:
+                cuts.append(pos)
+    cuts.append(size)
+    return list(zip(cuts, cuts[1:]))
+
+
+def _feed(fd, w, start, end):
+    """Copy [start, end) of the file into the pipe; sendfile keeps the bytes in the kernel."""
+    send = getattr(os, "sendfile", None)
+    try:
+        pos = start
+        while pos < end:
+            want = min(end - pos, 1 << 20)
+            n = 0
+            if send is not None:
+                try:
+                    n = send(w, fd, pos, want)
+                except OSError as e:
+                    if e.errno == errno.EPIPE:
+                        return
+                    send = None   # not to a pipe on this system: copy through Python
+            if send is None:
+                data = os.pread(fd, want, pos)
+                n = os.write(w, data) if data else 0
+            if n <= 0:
                 break
-    return out, True
+            pos += n
+    except OSError:
+        pass   # grep went away (killed at the deadline)
+    finally:
+        os.close(w)
+        os.close(fd)
 
 
 # ---------------------------------------------------------------------------- classification
@@ -253,13 +287,16 @@ def classify(cands, sigs, fh):
     trace_sigs = [p for p in prepared if p[0].kind == "traceback"]
     line_sigs = [p for p in prepared if p[0].kind != "traceback"]
     offsets = sorted(cands)
+    held = _AnchorSets(a for _, anchors, _ in prepared for a in anchors)
+    kinds = held.all(cands, offsets)
     # Tracebacks first: their exception line is the finding, and a line it claims (say a
     # CUDA OOM message) is not reported a second time by the line signature.
     for sig, anchors, regexes in trace_sigs:
-        for off in offsets:
-            raw = cands[off]
-            if not any(a in raw for a in anchors):
+        want = {k for k, got in enumerate(held.sets) if any(a in got for a in anchors)}
+        for off, k in zip(offsets, kinds):
+            if k not in want:
                 continue
+            raw = cands[off]
             exc = final_exception(fh, off, raw)
             if exc is None:
                 continue
@@ -274,36 +311,39 @@ def classify(cands, sigs, fh):
             per[sig.id].append({"offset": exc_off, "quote": excerpt(line), "summary": summary,
                                 "groups": {"exception": exc_text}})
             claimed.add(exc_off)
-    # Which anchors a line holds, in one regex call rather than one `in` per anchor per
-    # signature: a diverged run has a NaN on every line after the divergence.
     index = {}
     for n, (sig, anchors, _) in enumerate(line_sigs):
         for a in anchors:
             index.setdefault(a, []).append(n)
-    finder = re.compile(b"|".join(re.escape(a) for a in sorted(index, key=len, reverse=True))) if index else None
-    by_regex = [n for n, (_, _, regexes) in enumerate(line_sigs) if regexes]
-    for off in offsets:
+    # Which line signatures to try on a line, by the anchor set it holds.
+    todo_of = [sorted({n for a in got for n in index.get(a, ())}) for got in held.sets]
+    by_regex = [(n, r) for n, (_, _, regexes) in enumerate(line_sigs) for r in regexes]
+    entries_of = [per[sig.id] for sig, _, _ in line_sigs]
+    eager = [sig.min_value is not None for sig, _, _ in line_sigs]
+    for off, k in zip(offsets, kinds):
         if off in claimed:
             continue
         raw = cands[off]
-        todo = {n for a in (finder.findall(raw) if finder else ()) for n in index[a]}
-        todo.update(n for n in by_regex if any(r.search(raw) for r in line_sigs[n][2]))
-        for n in sorted(todo):
-            sig = line_sigs[n][0]
-            entries = per[sig.id]
-            if len(entries) >= SATURATE and sig.min_value is None:
+        todo = todo_of[k]
+        if by_regex:
+            extra = [n for n, r in by_regex if r.search(raw)]
+            if extra:
+                todo = sorted(set(todo).union(extra))
+        for n in todo:
+            entries = entries_of[n]
+            if len(entries) >= SATURATE and not eager[n]:
                 # Thousands of hits say nothing the first and last do not: count the rest
                 # by anchor and decide on the last one at the end.
-                entries.append({"offset": off, "lazy": raw})
+                entries.append((off, raw))
                 break
-            hit = _decide(sig, raw, off)
+            hit = _decide(line_sigs[n][0], raw, off)
             if hit is not None:
                 entries.append(hit)
                 break
     for sig, _, _ in line_sigs:
         entries = per[sig.id]
-        while entries and "lazy" in entries[-1]:
-            hit = _decide(sig, entries[-1]["lazy"], entries[-1]["offset"])
+        while entries and isinstance(entries[-1], tuple):
+            hit = _decide(sig, entries[-1][1], entries[-1][0])
             if hit is not None:
                 entries[-1] = hit
             else:
@@ -312,10 +352,57 @@ def classify(cands, sigs, fh):
             entries[-1]["approx"] = True
     out = []
     for sig, _, _ in prepared:
-        entries = sorted(per[sig.id], key=lambda h: h["offset"])
+        entries = per[sig.id]
+        if sig.kind == "traceback":
+            entries.sort(key=lambda h: h["offset"])   # line signatures are in file order already
         if entries:
             out.append((sig, entries))
     return out
+
+
+class _AnchorSets:
+    """Which fixed anchors a line holds: the index of that set in `self.sets`.
+
+    A diverged run puts a NaN on every line after the divergence, and those lines differ
+    only in their numbers (step, time, throughput). So the answer is kept under the line with
+    its digits folded to one digit that no anchor uses; an anchor then occurs in the folded
+    line exactly when it occurs in the line, and the hundred-thousandth NaN line costs one
+    translate and one dict lookup instead of an `in` per anchor.
+    """
+
+    MAX_KEY = 512
+    MAX_CACHED = 50000
+
+    def __init__(self, anchors):
+        self.anchors = sorted(set(anchors), key=len, reverse=True)
+        used = {c for a in self.anchors for c in a if 0x30 <= c <= 0x39}
+        fold = bytes(d for d in b"0123456789" if d not in used)
+        self.table = bytes.maketrans(fold, fold[:1] * len(fold)) if fold else None
+        self.cache = {}
+        self.sets = []
+        self.ids = {}
+
+    def all(self, cands, offsets):
+        cache, table, out = self.cache, self.table, []
+        for off in offsets:
+            raw = cands[off]
+            key = raw.translate(table) if table else raw
+            k = cache.get(key)
+            if k is None:
+                k = self._id(tuple(a for a in self.anchors if a in raw))
+                if len(raw) <= self.MAX_KEY:
+                    if len(cache) >= self.MAX_CACHED:
+                        cache.clear()
+                    cache[key] = k
+            out.append(k)
+        return out
+
+    def _id(self, got):
+        k = self.ids.get(got)
+        if k is None:
+            k = self.ids[got] = len(self.sets)
+            self.sets.append(got)
+        return k
 
 
 def _decide(sig, raw, off):
