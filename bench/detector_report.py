@@ -69,10 +69,13 @@ def load_corpus(path):
     return items
 
 
-def corpus_files():
+def corpus_files(blind=False):
+    # The blind split is measured here but has no floor in tests/test_corpus_eval.py (yet), so
+    # run() leaves it out unless asked.
     out = {}
+    splits = "dev|heldout|fresh|blind" if blind else "dev|heldout|fresh"
     for n in sorted(os.listdir(CORPUS)):
-        m = re.match(r"^(en|ja)_(dev|heldout|fresh)\.txt$", n)
+        m = re.match(r"^(en|ja)_(%s)\.txt$" % splits, n)
         if m:
             out[(m.group(1), m.group(2))] = os.path.join(CORPUS, n)
     return out
@@ -137,10 +140,10 @@ def summary(rows):
     }
 
 
-def run(rules=None):
+def run(rules=None, blind=False):
     rules = rules or load_rules(project_dir=ROOT)
     results = {}
-    for (lang, split), path in corpus_files().items():
+    for (lang, split), path in corpus_files(blind).items():
         items = load_corpus(path)
         rows, wrong = evaluate(items, rules)
         results[(lang, split)] = (summary(rows), wrong, len(items))
@@ -187,9 +190,9 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--errors", action="store_true", help="print every item the detector gets wrong")
     p.add_argument("--json", action="store_true")
-    p.add_argument("--split", choices=("dev", "heldout", "fresh"), help="only this split's errors")
+    p.add_argument("--split", choices=("dev", "heldout", "fresh", "blind"), help="only this split's errors")
     args = p.parse_args(argv)
-    results = run()
+    results = run(blind=True)
     if args.json:
         print(json.dumps({"%s_%s" % k: {kk: vv for kk, vv in v[0].items() if kk not in ("allow_labels",)}
                           for k, v in results.items()}, indent=2, default=str))
