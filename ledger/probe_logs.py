@@ -231,6 +231,50 @@ def _feed(fd, w, start, end):
         os.close(fd)
 
 
+def _python_candidates(path, fixed, regexes, deadline):
+    anchors = [a.encode() for a in fixed]
+    pats = [re.compile(r.encode()) for r in regexes]
+    out = {}
+    with open(path, "rb") as f:
+        base = 0
+        carry = b""
+        while True:
+            if time.monotonic() > deadline:
+                return out, False
+            block = f.read(CHUNK)
+            if not block:
+                data, base_off = carry, base - len(carry)
+                if not data:
+                    break
+            else:
+                cut = block.rfind(b"\n") + 1
+                if cut == 0:
+                    carry += block
+                    base += len(block)
+                    continue
+                data = carry + block[:cut]
+                base_off = base - len(carry)
+                carry = block[cut:]
+                base += len(block)
+            for a in anchors:
+                i = data.find(a)
+                while i >= 0:
+                    s = data.rfind(b"\n", 0, i) + 1
+                    e = data.find(b"\n", i)
+                    e = len(data) if e < 0 else e
+                    out.setdefault(base_off + s, data[s:e])
+                    i = data.find(a, e)
+            for p in pats:
+                for m in p.finditer(data):
+                    s = data.rfind(b"\n", 0, m.start()) + 1
+                    e = data.find(b"\n", m.start())
+                    e = len(data) if e < 0 else e
+                    out.setdefault(base_off + s, data[s:e])
+            if not block:
+                break
+    return out, True
+
+
 # ---------------------------------------------------------------------------- classification
 
 def scan_log(path, rules, deadline, tail_n=15, tails=None, engine=None):
