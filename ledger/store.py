@@ -6,6 +6,7 @@ functions, so there is one place that knows the schema's shape.
 
 import hashlib
 import json
+import math
 import os
 import sqlite3
 import time
@@ -331,18 +332,23 @@ def parse_id(evidence_id):
     return int(text) if text.isdigit() else None
 
 
+def terms(text):
+    """The words of `text` FTS can match: 3+ characters, punctuation trimmed, each once."""
+    terms = []
+    for term in text.split():
+        term = term.strip("\"'`()[]{}.,;:!?。、「」")
+        if len(term) >= 3 and term not in terms:
+            terms.append(term)
+    return terms
+
+
 def fts_query(text):
     """Turn free text into an FTS5 query: each term of 3+ characters quoted, OR-ed together.
 
     The trigram tokenizer cannot match shorter terms, and quoting keeps user punctuation
     (`--lr`, `loss=nan`) from being read as FTS syntax.
     """
-    terms = []
-    for term in text.split():
-        term = term.strip("\"'`()[]{}.,;:!?。、「」")
-        if len(term) >= 3 and term not in terms:
-            terms.append('"%s"' % term.replace('"', '""'))
-    return " OR ".join(terms)
+    return " OR ".join('"%s"' % t.replace('"', '""') for t in terms(text))
 
 
 def search(conn, query, session_id=None, limit=5, phrase=False):
@@ -353,25 +359,63 @@ def search(conn, query, session_id=None, limit=5, phrase=False):
         match = fts_query(query)
     if not match:
         return []
+    if session_id:
+        return _search_session(conn, match, [query] if phrase else terms(query), session_id, limit)
     sql = (
         "SELECT %s FROM evidence_fts JOIN evidence e ON e.num = evidence_fts.rowid"
-        " WHERE evidence_fts MATCH ?" % EVIDENCE_COLUMNS
+        " WHERE evidence_fts MATCH ? ORDER BY bm25(evidence_fts) LIMIT ?" % EVIDENCE_COLUMNS
     )
-    args = [match]
-    if session_id:
-        # Bound the match by the session's id range (two index lookups): FTS5 then reads only
-        # that stretch of each term's list, so the Stop hook's search costs what the session
-        # holds, not what the whole ledger holds.
-        low, high = conn.execute(
-            "SELECT MIN(num), MAX(num) FROM evidence WHERE session_id = ?", (session_id,)
-        ).fetchone()
-        if low is None:
-            return []
-        sql += " AND evidence_fts.rowid BETWEEN ? AND ? AND e.session_id = ?"
-        args += [low, high, session_id]
-    sql += " ORDER BY bm25(evidence_fts) LIMIT ?"
-    args.append(limit)
-    return conn.execute(sql, args).fetchall()
+    return conn.execute(sql, (match, limit)).fetchall()
+
+
+def _search_session(conn, match, terms, session_id, limit):
+    nums = session_matches(conn, match, session_id)
+    if not nums:
+        return []
+    found = conn.execute(
+        "SELECT %s FROM evidence e WHERE e.session_id = ? AND e.num IN (%s)"
+        % (EVIDENCE_COLUMNS, ",".join("?" * len(nums))), [session_id] + sorted(nums),
+    ).fetchall()
+    return rank(found, terms, limit)
+
+
+def session_matches(conn, match, session_id):
+    """The numbers of one session's entries that an FTS5 query matches.
+
+    bm25 reads every matching row of the whole ledger for each term (its IDF), so a ranked
+    search grows with the ledger. Bounding the match by the session's id range (two index
+    lookups) makes FTS5 read only that stretch of each term's list; `rank` orders the rest.
+    """
+    low, high = conn.execute(
+        "SELECT MIN(num), MAX(num) FROM evidence WHERE session_id = ?", (session_id,)
+    ).fetchone()
+    if low is None:
+        return set()
+    return {r[0] for r in conn.execute(
+        "SELECT rowid FROM evidence_fts WHERE evidence_fts MATCH ? AND rowid BETWEEN ? AND ?",
+        (match, low, high))}
+
+
+def rank(rows, terms, limit, folded=None):
+    """Best first: the terms each row's command and output hold, a term counting more the fewer
+    rows hold it, newest first among equals. `folded` caches lower-cased text by row number."""
+    if folded is None:
+        folded = {}
+    texts = []
+    for r in rows:
+        text = folded.get(r["num"])
+        if text is None:
+            text = folded[r["num"]] = ((r["command"] or "") + "\n" + (r["output"] or "")).lower()
+        texts.append(text)
+    terms = [t.lower() for t in terms]
+    holds = [[t in text for t in terms] for text in texts]
+    weight = []
+    for i in range(len(terms)):
+        df = sum(1 for h in holds if h[i])
+        weight.append(math.log(1 + len(rows) / df) if df else 0.0)
+    order = sorted(range(len(rows)),
+                   key=lambda j: (-sum(w for w, h in zip(weight, holds[j]) if h), -rows[j]["num"]))
+    return [rows[j] for j in order[:limit]]
 
 
 def sessions(conn, limit=50):
