@@ -40,7 +40,7 @@ ALLOWED = {
     # what the recording path uses
     "json", "json.decoder", "json.encoder", "json.scanner", "_json",
     "sqlite3", "sqlite3.dbapi2", "_sqlite3", "datetime", "_datetime", "time", "math",
-    "hashlib", "_hashlib", "_blake2",
+    "hashlib", "_hashlib", "_blake2", "_sha256", "_sha2",
     "re", "re._casefix", "re._compiler", "re._constants", "re._parser", "_sre",
     "collections", "collections.abc", "_collections", "copyreg", "enum", "functools",
     "_functools", "itertools", "keyword", "operator", "_operator", "reprlib", "types",
