@@ -78,12 +78,12 @@ def is_corrupt(exc):
 
 
 def _fallback_dir():
-    # Imported here: tempfile pulls in shutil, random, bz2 and lzma, which every Stop call
-    # would pay for; only the rare "ledger folder is unusable" path needs it.
-    import tempfile
-
+    # Not tempfile: it pulls in shutil, random, bz2 and lzma, and every Stop call reads the
+    # fault files (tests/test_imports.py). The same places tempfile would look first.
     uid = os.getuid() if hasattr(os, "getuid") else 0
-    return os.path.join(tempfile.gettempdir(), "evidence-ledger-%d" % uid)
+    base = os.environ.get("TMPDIR") or os.environ.get("TEMP") or os.environ.get("TMP") or \
+        ("/tmp" if os.name == "posix" else os.path.expanduser("~"))
+    return os.path.join(base, "evidence-ledger-%d" % uid)
 
 
 def locations(db=None):
