@@ -168,3 +168,46 @@ def test_evidence_from_store_rows_includes_every_input_string():
     ev = evidence_from_rows(rows)
     assert "CUDA out of memory in the forward pass" in ev[0].input_text
     assert not claim("The crash is caused by `CUDA out of memory in the forward pass`.", ev).cited
+
+
+def test_all_quotes_are_found_in_one_pass_that_stops_when_none_is_pending():
+    from ledger.detect.cite import Checker
+    from ledger.detect import load_rules
+
+    ev = [Evidence("E%d" % i, "step %d loss 2.31 lr 0.0003\n" % i * 50, "python train.py")
+          for i in range(1, 301)]
+    ev[-1].output += "RuntimeError: CUDA error: an illegal memory access was encountered\n"
+    ev[-2].output += "rank 3 waiting on the barrier for 1800 s\n"
+    quotes = ["CUDA error: an illegal memory access", "rank 3 waiting on the barrier"]
+    checker = Checker(ev, load_rules().for_lang)
+    # Both quotes sit in the two newest outputs: the pass looks at those two and stops.
+    assert checker.check_all(quotes) == 2
+    assert checker.check_quote(quotes[0])[:2] == ("verified", ["E300"])
+    assert checker.check_quote(quotes[1])[:2] == ("verified", ["E299"])
+    # A quote found nowhere costs one look at every output, however many quotes are pending.
+    fresh = Checker(ev, load_rules().for_lang)
+    assert fresh.check_all(quotes + ["segfault in the collate worker", "NCCL watchdog timeout"]) == 300
+    assert fresh.check_quote("NCCL watchdog timeout")[0] == "missing"
+
+
+def test_a_message_checks_its_quotes_in_one_pass(monkeypatch):
+    from ledger.detect import cite
+
+    passes = []
+    real = cite.Checker.check_all
+
+    def counting(self, quotes):
+        looked = real(self, quotes)
+        if looked:
+            passes.append(looked)
+        return looked
+
+    monkeypatch.setattr(cite.Checker, "check_all", counting)
+    ev = [Evidence("E%d" % i, "line %d\n" % i * 20) for i in range(1, 51)]
+    ev[0].output += OOM
+    msg = "\n\n".join("The run crashed because `%s` was seen." % q
+                      for q in ("CUDA out of memory. Tried to allocate", "fatal error in worker 7",
+                                "watchdog caught collective timeout"))
+    claims = analyze(msg, evidence=ev).claims
+    assert [c.cited for c in claims] == [True, False, False]
+    assert passes == [50]

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from conftest import REPO
+from hookrun import REPO
 from ledger.detect import analyze, decision, markdown, sentences
 
 
@@ -204,3 +204,52 @@ def test_detector_imports_only_the_standard_library():
                          env={"PATH": os.environ.get("PATH", ""), "HOME": os.environ["HOME"]})
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+# -- cost: linear in the message ----------------------------------------------------------------
+# No wall-clock assertions: the work is counted (calls, characters examined, outputs looked at)
+# for n and 4n sentences. A quadratic step (a slice of everything before each period, a claim
+# re-scanning its whole paragraph) makes the 4n figure ~16x the n figure instead of ~4x.
+
+def _calls(fn):
+    count = [0]
+
+    def prof(frame, event, arg):
+        if event in ("call", "c_call"):
+            count[0] += 1
+
+    sys.setprofile(prof)
+    try:
+        fn()
+    finally:
+        sys.setprofile(None)
+    return count[0]
+
+
+def _long_message(n):
+    unit = ("The loss diverged because `grad norm 1e9 at step 7` was hit (E3). Done. "
+            "I updated the config and reran the tests.\nIt hangs because rank 3 waits. ")
+    return unit * n
+
+
+def test_analysis_work_grows_linearly_with_the_message():
+    from ledger.detect import Evidence
+
+    ev = [Evidence("E3", "grad norm 1e9 at step 7\n"), Evidence("E4", "noise " * 100)]
+    analyze("warm the rule cache up.")
+    small = _calls(lambda: analyze(_long_message(50), evidence=ev))
+    big = _calls(lambda: analyze(_long_message(200), evidence=ev))
+    assert len(analyze(_long_message(200), evidence=ev).claims) == 400
+    assert big <= 4.4 * small, (small, big)
+
+
+@pytest.mark.parametrize("unit", ["Done. ", "Done.\n", "e.g. 2.1. Done! ", "終わりました。", "ok\n\n"])
+def test_sentence_splitting_examines_each_character_a_bounded_number_of_times(unit):
+    def cost(n):
+        before = sentences.meter.chars
+        spans = sentences.split(unit * n)
+        return sentences.meter.chars - before, len(spans)
+
+    (small, n_small), (big, n_big) = cost(2000), cost(8000)
+    assert n_big >= 4 * n_small - 4
+    assert big <= 4.2 * small and big <= 4 * len(unit) * 8000, (small, big)

@@ -207,8 +207,24 @@ def analyze(message, evidence=None, rules=None):
     lang = "ja" if chars["ja"] > chars["en"] else "en"
     if claims:
         checker = Checker(evidence, rules.for_lang)
+        # Claims of one block share its scope: find its ids and quotes once, not once per
+        # claim (a long paragraph of claims was quadratic).
+        scopes = {}
         for claim, bi in claims:
-            _cite(claim, bi, blocks, checker, rules)
+            key = (bi, claim.lang)
+            if key not in scopes:
+                scopes[key] = _scope_citations(bi, blocks, rules, claim.lang)
+        # Every quote of the message in one pass over the outputs (see cite.py).
+        checker.check_all([q for _, quotes in scopes.values() for q in quotes])
+        # Every claim of one scope gets the same answer: work it out once per scope. The lists
+        # are shared between those claims (a report is read, never edited).
+        cited = {}
+        for claim, bi in claims:
+            key = (bi, claim.lang)
+            if key not in cited:
+                cited[key] = _cite(scopes[key], checker)
+            claim.quotes, claim.evidence, claim.near_misses = cited[key]
+            claim.cited = bool(claim.evidence)
     return Report([c for c, _ in claims], lang, len(units))
 
 
@@ -242,21 +258,18 @@ def _is_evidence_line(text, rules):
     return bool(r.evidence.search(t))
 
 
-def _cite(claim, bi, blocks, checker, rules):
+def _scope_citations(bi, blocks, rules, lang):
+    """(evidence ids, quotes) that a claim of language `lang` in block `bi` may cite."""
     prose, material = _scope(bi, blocks, rules)
-    r = rules.for_lang(claim.lang)
-    ids, near, cited_by = [], [], []
+    r = rules.for_lang(lang)
+    ids = []
+    seen = set()
     for text in prose:
         for m in r.evidence_id.finditer(text):
             eid = (m.group(1) if m.lastindex else m.group(0)).upper()
-            if eid in ids:
-                continue
-            ids.append(eid)
-    for eid in ids:
-        if checker.known_id(eid):
-            cited_by.append(eid)
-        else:
-            near.append({"quote": eid, "evidence": None, "why": "no such evidence id in this session"})
+            if eid not in seen:
+                seen.add(eid)
+                ids.append(eid)
     quotes = []
     for text in prose:
         quotes.extend(quotes_in(text))
@@ -265,22 +278,30 @@ def _cite(claim, bi, blocks, checker, rules):
         lines = [ln for ln in block.split("\n") if ln.strip()]
         if len(lines) > 1:
             quotes.extend(lines)
-    claim.quotes = quotes
-    verified = False
+    return ids, quotes
+
+
+def _cite(scope, checker):
+    """(quotes, evidence ids cited, near misses) for the claims of one scope."""
+    ids, quotes = scope
+    near, cited_by, seen = [], [], set()
+    for eid in ids:
+        if checker.known_id(eid):
+            cited_by.append(eid)
+            seen.add(eid)
+        else:
+            near.append({"quote": eid, "evidence": None, "why": "no such evidence id in this session"})
     for q in quotes:
         status, hits, detail = checker.check_quote(q)
         if status == "verified":
-            verified = True
             for h in hits:
-                if h not in cited_by:
+                if h not in seen:
+                    seen.add(h)
                     cited_by.append(h)
         elif status in ("self", "near") and len(near) < 5:
             why = "written by the agent itself, not tool output" if status == "self" else "close to recorded output but not exact"
             near.append({"quote": q[:200], "evidence": hits[0] if hits else _ev_of(detail), "why": detail if status == "near" else why})
-    claim.cited = bool(cited_by)
-    claim.evidence = cited_by
-    claim.near_misses = near
-    return verified
+    return quotes, cited_by, near
 
 
 def _ev_of(detail):

@@ -1,4 +1,4 @@
-"""Does a claim quote recorded tool output, or name an evidence id the session holds?
+r"""Does a claim quote recorded tool output, or name an evidence id the session holds?
 
 Both sides are normalised the same way (NFKC, ANSI escapes, curly quotes, whitespace runs; the
 message side also goes through `ledger.redact.redact`, which the recorder already applied to every
@@ -6,10 +6,13 @@ stored output). A quote counts when it is an exact substring of one output, or w
 ellipsis-separated segments occur in order within one output, and when it is not contained in any
 text the agent itself wrote during the session (a command line, a heredoc, Write/Edit content).
 
-Cost: nothing is searched unless a claim holds a quote. Then each output is first probed with
-the quote's longest tokens using `in` on the raw text; plain ASCII outputs are then searched with
-one regular expression (tokens joined by `\s+`), so they are never copied; only the others are
-normalised, once per analysis.
+Cost: nothing is searched unless a claim holds a quote. Then every quote of the message is
+looked for in one pass over the outputs, newest first: each output is probed with every pending
+quote's longest tokens using `in` on the raw text (while it is in cache), and a quote stops being
+looked for at its first hit; the pass ends when no quote is pending. Plain ASCII outputs are
+searched with one regular expression per quote (tokens joined by `\s+`), so they are never
+copied; only the others are normalised, once per analysis. A quote found nowhere costs one scan
+of every output; its near-miss search is bounded (`NEAR_MISS_CANDIDATES`, `NEAR_MISS_BYTES`).
 """
 
 import re
@@ -65,6 +68,8 @@ def split_segments(q):
 
 
 NEAR_MISS_CANDIDATES = 20
+# Bytes of raw output the near-miss search may scan, newest first: a near miss is advice.
+NEAR_MISS_BYTES = 16 << 20
 
 
 class _Side:
@@ -101,24 +106,28 @@ class _Side:
             self.norm[i] = got
         return got
 
-    def candidates(self, probes):
-        """Entries that can hold every probe token (exact for plain entries)."""
-        for i in range(len(self.evidence)):
+    def candidates_nocase(self, token):
+        """Entries (newest first, within `NEAR_MISS_BYTES`) that may hold `token`, any case."""
+        pat = re.compile(re.escape(token), re.IGNORECASE)
+        budget = NEAR_MISS_BYTES
+        for i in range(len(self.evidence) - 1, -1, -1):
             raw = self.raw(i)
             if not raw:
                 continue
-            if self._is_plain(i):
-                if all(p in raw for p in probes):
-                    yield i
-            else:
+            budget -= len(raw)
+            if budget < 0:
+                return
+            if not self._is_plain(i) or pat.search(raw):
                 yield i
 
-    def candidates_nocase(self, token):
-        pat = re.compile(re.escape(token), re.IGNORECASE)
-        for i in range(len(self.evidence)):
-            raw = self.raw(i)
-            if raw and (not self._is_plain(i) or pat.search(raw)):
-                yield i
+    def holds(self, i, probes, segs, patterns):
+        """Does entry i hold the quote? Probes first: a cheap `in` that rules most entries out."""
+        raw = self.raw(i)
+        if not raw:
+            return False
+        if self._is_plain(i) and not all(p in raw for p in probes):
+            return False
+        return self.contains(i, segs, patterns)
 
     def contains(self, i, segs, patterns):
         """Do the segments occur, in order, in entry i (normalised)?"""
@@ -132,6 +141,10 @@ class _Side:
                 pos = m.end()
             return True
         return _in_order(segs, self.text(i))
+
+
+def _norm_quote(raw_quote):
+    return normalize(redact(raw_quote.replace("\x00", "")))
 
 
 def _probes(segs):
@@ -161,33 +174,52 @@ class Checker:
 
     def check_quote(self, raw_quote):
         """(status, evidence_ids, detail). status: verified | self | short | missing | near."""
-        q = normalize(redact(raw_quote.replace("\x00", "")))
-        if q in self._memo:
-            return self._memo[q]
-        got = self._check(q)
-        self._memo[q] = got
+        q = _norm_quote(raw_quote)
+        got = self._memo.get(q)
+        if got is None:
+            self.check_all([raw_quote])
+            got = self._memo[q]
         return got
 
-    def _check(self, q):
-        r = self.rules_for("ja" if _CJK.search(q) else "en")
-        if self._too_short(q, r):
-            return ("short", [], q)
-        segs = split_segments(q)
-        if not segs:
-            return ("short", [], q)
-        probes = _probes(segs)
-        patterns = _patterns(segs)
-        hits = []
-        for i in self.outputs.candidates(probes):
-            if self.outputs.contains(i, segs, patterns):
-                hits.append(self.evidence[i].id)
-                if len(hits) >= 5:
-                    break
-        if hits:
-            for i in self.inputs.candidates(probes):
-                if all(self.inputs.contains(i, [s], [p]) for s, p in zip(segs, patterns)):
-                    return ("self", hits, "%s (written by the agent in %s)" % (q, self.evidence[i].id))
-            return ("verified", hits, q)
+    def check_all(self, raw_quotes):
+        """Check many quotes with one pass over the outputs; the answers are memoised for
+        `check_quote`. Returns how many outputs were looked at (tests count it)."""
+        pending = {}
+        for raw_quote in raw_quotes:
+            q = _norm_quote(raw_quote)
+            if q in self._memo or q in pending:
+                continue
+            r = self.rules_for("ja" if _CJK.search(q) else "en")
+            segs = [] if self._too_short(q, r) else split_segments(q)
+            if not segs:
+                self._memo[q] = ("short", [], q)
+                continue
+            pending[q] = (_probes(segs), segs, _patterns(segs))
+        if not pending:
+            return 0
+        hits = {q: None for q in pending}
+        left = list(pending)
+        looked = 0
+        # Newest first: the output an agent quotes is usually its latest run.
+        for i in range(len(self.evidence) - 1, -1, -1):
+            if not left:
+                break
+            looked += 1
+            found = [q for q in left if self.outputs.holds(i, *pending[q])]
+            for q in found:
+                hits[q] = i
+                left.remove(q)
+        for q, (probes, segs, patterns) in pending.items():
+            self._memo[q] = self._finish(q, probes, segs, patterns, hits[q])
+        return looked
+
+    def _finish(self, q, probes, segs, patterns, hit):
+        if hit is not None:
+            ids = [self.evidence[hit].id]
+            for i in range(len(self.evidence)):
+                if all(self.inputs.holds(i, probes, [s], [p]) for s, p in zip(segs, patterns)):
+                    return ("self", ids, "%s (written by the agent in %s)" % (q, self.evidence[i].id))
+            return ("verified", ids, q)
         return self._near(q, segs, probes[0])
 
     def _too_short(self, q, r):
