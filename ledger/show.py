@@ -303,7 +303,7 @@ def snippet(text, query, width=70):
     flat = " ".join((text or "").split())
     lower = flat.lower()
     at = -1
-    for term in query.split():
+    for term in [query] + query.split():  # the whole phrase where it occurs, else a word
         at = lower.find(term.lower())
         if at >= 0:
             break
