@@ -89,6 +89,24 @@ def m001_initial(conn):
     )
 
 
+def m002_gc_log(conn):
+    # What `ledger gc` deleted, so `ledger verify` can tell its gaps in the ids from deletions
+    # by hand. IF NOT EXISTS: gc created this table itself before it was a migration.
+    _run(
+        conn,
+        """
+        CREATE TABLE IF NOT EXISTS gc_log (
+            num INTEGER PRIMARY KEY AUTOINCREMENT,
+            ran_at REAL NOT NULL,
+            first_num INTEGER NOT NULL,
+            last_num INTEGER NOT NULL,
+            sessions INTEGER NOT NULL,
+            reason TEXT
+        );
+        """
+    )
+
+
 def _run(conn, script):
     # Not executescript(): it commits first, which would drop the caller's write lock.
     statement = ""
@@ -101,7 +119,7 @@ def _run(conn, script):
             statement = ""
 
 
-MIGRATIONS = [m001_initial]
+MIGRATIONS = [m001_initial, m002_gc_log]
 
 
 def migrate(conn):

@@ -40,19 +40,6 @@ def used_bytes(conn):
     return (pages - free) * page_size
 
 
-def _ensure_log(conn):
-    conn.execute(
-        """CREATE TABLE IF NOT EXISTS gc_log (
-               num INTEGER PRIMARY KEY AUTOINCREMENT,
-               ran_at REAL NOT NULL,
-               first_num INTEGER NOT NULL,
-               last_num INTEGER NOT NULL,
-               sessions INTEGER NOT NULL,
-               reason TEXT
-           )"""
-    )
-
-
 def _runs(nums):
     runs = []
     for n in sorted(nums):
@@ -108,7 +95,6 @@ def gc(conn, older_than=DEFAULT_OLDER_THAN, max_size=None, dry_run=False, now=No
                 deleted_sessions.append(row["id"])
         after = used_bytes(conn)
         if deleted_nums and not dry_run:
-            _ensure_log(conn)
             reason = "older than %s" % older_than + (", size cap %s" % max_size if max_size else "")
             for first, last in _runs(deleted_nums):
                 conn.execute(

@@ -12,6 +12,7 @@ import time
 import pytest
 from click.testing import CliRunner
 
+from hookrun import rows
 from ledger import retention, store, verify
 from ledger.cli import cli
 
@@ -74,7 +75,7 @@ def test_dry_run_deletes_nothing(db_path):
     conn.close()
     assert result["sessions"] == ["old"] and result["entries"] == 3
     assert _ids(db_path) == ["old"]
-    assert "gc_log" not in _ids(db_path, "sqlite_master", "name")
+    assert rows(db_path, "SELECT * FROM gc_log") == []
 
 
 def test_size_cap_deletes_oldest_first_but_keeps_the_newest(db_path):

@@ -215,3 +215,28 @@ def test_cap_output_unit():
     text, cut = store.cap_output("a" * 50 + "b" * 50, limit=20)
     assert cut and text.startswith("a" * 10) and text.endswith("b" * 10)
     assert "[... 80 bytes omitted by evidence-ledger ...]" in text
+
+
+def test_schema_version_counts_the_migrations():
+    from ledger import migrations
+
+    assert store.SCHEMA_VERSION == len(migrations.MIGRATIONS)
+
+
+def test_a_version_1_ledger_is_upgraded_in_place(db_path):
+    import sqlite3
+
+    from ledger import migrations
+
+    os.makedirs(os.path.dirname(db_path), exist_ok=True)
+    old = sqlite3.connect(db_path, isolation_level=None)
+    old.execute("BEGIN IMMEDIATE")
+    migrations.m001_initial(old)
+    old.execute("PRAGMA user_version = 1")
+    old.execute("COMMIT")
+    old.execute("INSERT INTO evidence (session_id, output, recorded_at) VALUES ('s', 'kept', 1)")
+    old.close()
+    conn = store.connect()
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == store.SCHEMA_VERSION
+    assert conn.execute("SELECT output FROM evidence").fetchone()[0] == "kept"
+    assert conn.execute("SELECT COUNT(*) FROM gc_log").fetchone()[0] == 0
