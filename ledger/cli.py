@@ -182,11 +182,13 @@ def gc(older_than, max_size, dry_run):
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write here instead of stdout.")
 def export(session, redacted, output):
     """Export the ledger (or one session) as JSON Lines: a header with the verification result,
-    then each session, its evidence and its decisions with their claims.
+    then each session, its evidence and its decisions with their claims. With `-o FILE.db` (or
+    .sqlite) the export is a fresh SQLite database instead, one table per kind, searchable.
 
     \b
     Examples:
       ledger export --session 4277ef59 --redact -o audit.jsonl
+      ledger export --redact -o audit.db && datasette audit.db
       ledger export | jq 'select(.type == "evidence") | .command'
     """
     from ledger import export as exporting
@@ -195,7 +197,10 @@ def export(session, redacted, output):
     conn = showing.open_ledger()
     try:
         session_id = showing.resolve_session(conn, session) if session else None
-        if output:
+        if output and output.endswith((".db", ".sqlite", ".sqlite3")):
+            count = exporting.write_sqlite(conn, output, session_id, redacted)
+            click.echo("wrote %d rows to %s" % (count, output), err=True)
+        elif output:
             fd = os.open(output, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             with os.fdopen(fd, "w", encoding="utf-8") as out:
                 count = exporting.write(conn, out, session_id, redacted)

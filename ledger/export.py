@@ -89,3 +89,45 @@ def write(conn, out, session_id=None, redacted=False):
         out.write(json.dumps(line, ensure_ascii=False, default=str) + "\n")
         count += 1
     return count
+
+
+# One table per line type; claims get a table of their own, keyed to their decision.
+_TABLES = {"session": "sessions", "evidence": "evidence", "decision": "decisions"}
+
+
+def write_sqlite(conn, path, session_id=None, redacted=False):
+    """The same export as a fresh SQLite file, ready for `datasette audit.db` or any SQL tool.
+
+    sqlite-utils earns its place here: it creates each table from the rows themselves, with
+    primary keys and full-text search, which hand-written DDL would have to keep in step with
+    every export field.
+    """
+    import sqlite_utils
+
+    if os.path.exists(path):
+        os.remove(path)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    os.close(fd)
+    db = sqlite_utils.Database(path, execute_plugins=False)
+    count = 0
+    for line in lines(conn, session_id, redacted):
+        kind = line.pop("type")
+        if kind == "ledger":
+            line["problems"] = json.dumps(line["problems"], ensure_ascii=False)
+            db["export"].insert(line)
+        elif kind in _TABLES:
+            claims = line.pop("claims", None)
+            if kind == "evidence" and isinstance(line.get("tool_input"), (dict, list)):
+                line["tool_input"] = json.dumps(line["tool_input"], ensure_ascii=False)
+            pk = "num" if kind != "session" else "id"
+            db[_TABLES[kind]].insert(line, pk=pk, alter=True)
+            for claim in claims or []:
+                for key in ("evidence", "near_misses"):
+                    claim[key] = json.dumps(claim.get(key) or [], ensure_ascii=False, default=str)
+                db["claims"].insert(claim, pk="num", alter=True,
+                                    foreign_keys=[("decision_num", "decisions", "num")])
+        count += 1
+    if "evidence" in db.table_names():
+        db["evidence"].enable_fts(["command", "output"], create_triggers=False)
+    db.close()
+    return count
