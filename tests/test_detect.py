@@ -253,3 +253,79 @@ def test_sentence_splitting_examines_each_character_a_bounded_number_of_times(un
     (small, n_small), (big, n_big) = cost(2000), cost(8000)
     assert n_big >= 4 * n_small - 4
     assert big <= 4.2 * small and big <= 4 * len(unit) * 8000, (small, big)
+
+
+# -- result connectives, bottleneck/blame frames, colon explanations, ja chains ------------------
+
+@pytest.mark.parametrize("text", [
+    "The learning rate is too high, so the loss diverges.",
+    "The log shows a CUDA error, so a kernel corrupted the weights.",
+    "The batch size was doubled and the loss diverges as a result.",
+    "The gradients exploded at step 420, so the loss turned NaN.",
+    "Training is slow: the dataloader is the bottleneck.",
+    "The eval job fails, therefore the tokenizer vocab is wrong.",
+    "The cache was stale, thus the metrics were wrong.",
+    "The workers were starved; consequently throughput dropped.",
+    "Rank 3 crashed, therefore the whole job hung.",
+    "The driver is too old, so NCCL fails on init.",
+    "The allocator fragments memory, leading to the OOM at step 900.",
+    "The new tokenizer broke the eval.",
+    "The missing pad token makes the collator fail.",
+    "Training is bottlenecked on the disk.",
+    "It hangs: rank 3 never joins the barrier.",
+    "The loss spikes: warmup is too short.",
+    "Eval crashed: the tokenizer returns None for empty strings.",
+    "学習率が高すぎて、損失が発散しました。",
+    "メモリが足りなくて、学習が落ちました。",
+    "設定ファイルが古く、評価が失敗しました。",
+    "学習が遅い：データローダーが律速しています。",
+    "勾配が爆発した。だから損失がNaNになった。",
+    "新しいトークナイザが評価を壊しました。",
+])
+def test_result_connectives_frames_and_colon_explanations_are_assertions(text):
+    assert kinds(text) == ["assertion"]
+
+
+@pytest.mark.parametrize("text", [
+    "The name clashed, so I renamed it.",
+    "I pinned the version so that the build is reproducible.",
+    "So far the tests pass.",
+    "It retries on timeouts, errors, and so on.",
+    "I fixed the mask, so the tests pass now.",
+    "I pinned it, so the build is reproducible.",
+    "I lowered the learning rate, so the loss no longer diverges.",
+    "The fix works, so the job no longer OOMs.",
+    "Errors are now retried, so a transient timeout no longer kills the job.",
+    "Lower the learning rate so the loss does not diverge.",
+    "It was so slow that I gave up on the run.",
+    "The test is failing, so I added a skip marker.",
+    "The job OOMed, so the next step is to halve the batch.",
+    "The run crashed, so the checkpoint from step 400 is the latest one.",
+    "The error message is clearer, so users know what failed.",
+    "Training is slow: I will profile the dataloader next.",
+    "It hangs: can you share the stack trace?",
+    "It crashes: here is the traceback.",
+    "Two tests fail: test_load and test_save.",
+    "Known issues: the docs are out of date.",
+    "Missing scripts: no type-check script is mentioned in the docs.",
+    "Has two issues to fix: the guard clause and the nesting depth.",
+    "Results: the loss diverges at step 420 on both seeds.",
+    "I broke the loop into two smaller functions.",
+    "The loss diverges, so the learning rate is probably too high.",
+    "名前が衝突したので、リネームしました。",
+    "メモリが足りなくて、バッチサイズを半分にしました。",
+    "学習が遅い：プロファイルを取って確認します。",
+    "テストが失敗：原因はまだ分かっていません。",
+])
+def test_result_and_colon_guards_do_not_block(text):
+    assert "assertion" not in kinds(text)
+
+
+@pytest.mark.parametrize("text,kind", [
+    ("The dataloader may be the bottleneck.", "hypothesis"),
+    ("Training is slow: maybe the dataloader is the bottleneck.", "hypothesis"),
+    ("The dataloader is not the bottleneck.", "negated"),
+    ("学習が遅い：データローダーが原因かもしれません。", "hypothesis"),
+])
+def test_result_and_colon_forms_keep_hedges_and_negation(text, kind):
+    assert kinds(text) == [kind]

@@ -13,7 +13,8 @@ from ledger.cli import cli
 from ledger.detect import analyze, decision, load_rules
 from ledger.detect import rules as detect_rules
 
-MSG = "The sync job clobbered the checkpoint, so resume failed."
+# Not a claim for the packaged rules ("and" is no cue); a project cue for "clobbered" makes it one.
+MSG = "The sync job clobbered the checkpoint and resume failed."
 
 
 def write(path, text):

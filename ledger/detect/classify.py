@@ -115,6 +115,17 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
             cues.append(("verb", m))
         for m in r.connective.finditer(text):
             cues.append(("connective", m))
+    # "X, so Y" / "therefore Y": Y must be the failure ("The run crashed, so the checkpoint at
+    # step 400 is the latest" states a consequence, not a diagnosis).
+    for m in r.result.finditer(text) if r.result else ():
+        if failure_term(r, plain[m.end():]):
+            cues.append(("connective", m))
+    # "Training is slow: the dataloader is the bottleneck": a failure stated, then a colon
+    # and a clause that explains it.
+    if not cues:
+        m = _explanation(r, lang, text, plain)
+        if m is not None:
+            cues.append(("explanation", m))
     # A negated frame in a sentence that names the cause ("原因から除外しました", "we excluded
     # the network as the cause") needs no failure word.
     for m in r.negated.finditer(text):
@@ -138,8 +149,46 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
     return best
 
 
+# A head that introduces a list ("Two issues to fix: ...") states no failure of its own.
+_LIST_INTRO = re.compile(r"\b(?:to\s+\w+|following|below|remaining|left|include|includes|are|were|these)\s*$", re.I)
+_PAST_END = re.compile(r"(?:\w{3}ed|hung|broke|froze|died|timed\s+out|blew\s+up)\s*$", re.I)
+_SUBJECT = re.compile(r"\s*(?:the|this|that|our|my|its?|every|each)\b", re.I)
+_VERB_END = re.compile(r"(?:\w(?:s|ed)|hung|broke|froze|died|out|up)\s*$", re.I)
+
+
+def _explanation(r, lang, text, plain):
+    """The `explanation` separator of "<failure stated>: <clause>", or None."""
+    if not r.explanation or not r.predicate:
+        return None
+    for m in r.explanation.finditer(text):
+        head, tail = plain[:m.start()], text[m.end():]
+        if lang == "en":
+            words = head.split()
+            if not 2 <= len(words) <= 10:
+                continue
+            if _LIST_INTRO.search(head):
+                continue
+            # "Eval crashed", "It hangs", "The loss spikes": a verb. "Missing scripts", "Known
+            # issues": a label over a list.
+            verbal = r.predicate.search(head) or _PAST_END.search(head) or (
+                _VERB_END.search(head) and _SUBJECT.match(head))
+        else:
+            if not 3 <= len(head.strip()) <= 40:
+                continue
+            verbal = r.predicate.search(head)
+        if not verbal or not failure_term(r, head):
+            continue
+        if len(tail.split()) < (3 if lang == "en" else 1) or not r.predicate.search(tail):
+            continue
+        return m
+    return None
+
+
 def _judge(r, lang, text, clauses, pseudo, tier, m, failure, mode, mode_label):
-    a, b = _clause_at(clauses, m.start())
+    pos = m.end() if tier == "explanation" else m.start()
+    a, b = _clause_at(clauses, min(pos, len(text) - 1))
+    if tier == "explanation":
+        a = max(a, m.end())
     clause = text[a:b]
     body = _strip_lead(clause)
     cue = m.group(0).strip()
@@ -154,6 +203,8 @@ def _judge(r, lang, text, clauses, pseudo, tier, m, failure, mode, mode_label):
     if tier != "frame" and r.instruction.search(body):
         return None
     if tier == "connective" and _rationale(r, lang, text, clause, a, m):
+        return None
+    if tier == "explanation" and (r.rationale.search(body) or r.evidence.search(body)):
         return None
     h = r.hedge.search(clause)
     if h is None:
@@ -192,7 +243,7 @@ def _judge(r, lang, text, clauses, pseudo, tier, m, failure, mode, mode_label):
     if tier == "negated":
         return None
     return _assert(mode, mode_label, "%s %r + failure %r" % (
-        "cause frame" if tier == "frame" else "causal " + tier, cue, failure))
+        "cause frame" if tier == "frame" else "causal " + tier, cue or ":", failure))
 
 
 def _outside_abs(m, offset, spans):
