@@ -107,6 +107,11 @@ def m002_gc_log(conn):
     )
 
 
+def m003_claims_by_session(conn):
+    # `ledger show` counts claims per session; without this it scans every claim.
+    conn.execute("CREATE INDEX IF NOT EXISTS claims_session ON claims (session_id)")
+
+
 def _run(conn, script):
     # Not executescript(): it commits first, which would drop the caller's write lock.
     statement = ""
@@ -119,7 +124,7 @@ def _run(conn, script):
             statement = ""
 
 
-MIGRATIONS = [m001_initial, m002_gc_log]
+MIGRATIONS = [m001_initial, m002_gc_log, m003_claims_by_session]
 
 
 def migrate(conn):
