@@ -206,7 +206,7 @@ def export(session, redacted, output):
                 count = exporting.write(conn, out, session_id, redacted)
             click.echo("wrote %d lines to %s" % (count, output), err=True)
         else:
-            exporting.write(conn, click.get_text_stream("stdout"), session_id, redacted)
+            exporting.write(conn, sys.stdout, session_id, redacted)
     finally:
         conn.close()
 
