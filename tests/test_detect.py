@@ -329,3 +329,26 @@ def test_result_and_colon_guards_do_not_block(text):
 ])
 def test_result_and_colon_forms_keep_hedges_and_negation(text, kind):
     assert kinds(text) == [kind]
+
+
+@pytest.mark.parametrize("text,kind", [
+    ("I enabled gradient checkpointing, so the backward pass crashed.", "assertion"),
+    ("The mask is applied twice, and the loss collapses as a result.", "assertion"),
+    ("The retry loop produces the duplicate rows.", "assertion"),
+    ("The stall is explained by the sampler locking the index.", "assertion"),
+    ("It was the stale lock file that stalled the workers.", "assertion"),
+    ("We reverted the commit, so the regression is gone.", None),
+    ("Because of the code freeze, we didn't deploy the patch.", None),
+    ("It's likely the slowdown is because the shards are remote.", "hypothesis"),
+    ("The tokenizer isn't responsible for the crash.", "negated"),
+    ("We ruled out the network.", "negated"),
+    ("ネットワークは関係ありません。", "negated"),
+    ("バッチ長に合わせてパディングするので、メモリ使用量が毎回変わります。", None),
+])
+def test_general_rules_added_after_the_blind_run(text, kind):
+    assert kinds(text) == ([kind] if kind else [])
+
+
+def test_a_heading_that_says_the_cause_is_unknown_sets_no_assertion_mode():
+    msg = "Root cause still unknown. What we know so far:\n\n- It fails only on node 7.\n- It fails within 20 steps."
+    assert "assertion" not in kinds(msg)

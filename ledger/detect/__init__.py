@@ -118,6 +118,8 @@ def _heading_mode(r_for, text):
     if not t:
         return None
     r = r_for(sentences.lang_of(t))
+    if r.unknown.search(t):
+        return None  # "Root cause still unknown. What we know:" heads observations, not a claim
     if r.confirmed.search(t):
         return "assertion"
     if r.hypothesis.search(t):

@@ -19,7 +19,9 @@ plain declarative sentence is an assertion even without a cue.
 import re
 
 ASSERTION, HYPOTHESIS, NEGATED = "assertion", "hypothesis", "negated"
-_NAMES_CAUSE = re.compile(r"原因|要因|犯人|元凶|真因|cause|culprit|blame|reason", re.I)
+# A negated frame in a sentence like these rules a cause out even without failure words.
+_NAMES_CAUSE = re.compile(r"原因|要因|犯人|元凶|真因|cause|culprit|blame|reason|responsible|"
+                          r"ruled?\s+out|rules\s+out|red\s+herring|関係(?:ありません|ない|なかった)|無関係|排除|除外", re.I)
 _RANK = {ASSERTION: 3, NEGATED: 2, HYPOTHESIS: 1}
 
 
@@ -118,8 +120,9 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
     # "X, so Y" / "therefore Y": Y must be the failure ("The run crashed, so the checkpoint at
     # step 400 is the latest" states a consequence, not a diagnosis).
     for m in r.result.finditer(text) if r.result else ():
-        if failure_term(r, plain[m.end():]):
-            cues.append(("connective", m))
+        after = plain[m.end():]
+        if failure_term(r, after) or (not after.strip(" .!,;)*_") and failure_term(r, plain[:m.start()])):
+            cues.append(("result", m))
     # "Training is slow: the dataloader is the bottleneck": a failure stated, then a colon
     # and a clause that explains it.
     if not cues:
