@@ -41,8 +41,17 @@ def show(ident, limit, json_out):
       ledger show D3              # one Stop decision and its claims
       ledger show E42 --json
     """
+    from ledger import paths
     from ledger import show as showing
 
+    if ident is None and not os.path.exists(paths.db_path()):
+        # A fresh install: nothing is wrong, there is just nothing to show yet.
+        if json_out:
+            click.echo("[]")
+        else:
+            click.echo("No sessions recorded yet. The ledger (%s) is created by the first tool "
+                       "call of an agent with the hooks installed (see `ledger doctor`)." % paths.db_path())
+        return
     conn = showing.open_ledger()
     try:
         click.echo(showing.show(conn, ident, limit=limit, json_out=json_out))
