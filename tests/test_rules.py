@@ -150,3 +150,70 @@ def test_pattern_lists_in_the_schema_match_the_loader():
         model = {"cues": rules_schema.Cues, "headings": rules_schema.Headings,
                  "labels": rules_schema.Labels, "citation": rules_schema.Citation}[section]
         assert set(keys) <= set(model.model_fields)
+
+
+def _packaged_files():
+    return [p for o, p in detect_rules.rule_files() if o == "package"]
+
+
+def test_the_stop_path_compiles_joined_lists_not_each_pattern(monkeypatch):
+    # Compiling ~300 packaged patterns one by one (and again inside the joined alternation) was
+    # most of a Stop process's time. Now loading compiles nothing, and analysing a message
+    # compiles at most one joined pattern per list it touches.
+    import re
+
+    calls = []
+    real = re.compile
+
+    def counting(pattern, flags=0):
+        calls.append(pattern)
+        return real(pattern, flags)
+
+    monkeypatch.setattr(detect_rules, "_CACHE", {})
+    monkeypatch.setattr(re, "compile", counting)
+    r = load_rules()
+    assert calls == []
+    analyze("The job crashed because the disk was full. 学習が落ちたのはメモリ不足のためです。", rules=r)
+    n_patterns = sum(p.count() for p in r.packs)
+    assert 0 < len(calls) <= 2 * len([k for sec in detect_rules.PATTERN_LISTS.values() for k in sec])
+    assert len(calls) < n_patterns / 4
+
+
+def test_every_packaged_pattern_compiles_alone_and_every_list_joins():
+    # The hook no longer compiles packaged patterns one by one, so a broken one must fail here.
+    from ledger import rules_schema
+
+    for path in _packaged_files():
+        detect_rules.read_file(path, check_patterns=True)
+        assert rules_schema.validate_file(path) == [], path
+    r = load_rules()
+    for lang in ("en", "ja"):
+        lr = r.for_lang(lang)
+        for sec, keys in detect_rules.PATTERN_LISTS.items():
+            for key in keys:
+                m = getattr(lr, key)
+                if m:
+                    m.search("")
+                    assert m._one is not None, (lang, key)  # joined, not the slow fallback
+                    assert len(m.each()) == len(m.patterns), (lang, key)
+
+
+def test_a_matcher_with_a_broken_pattern_keeps_the_good_ones():
+    m = detect_rules.Matcher(["\\bslow\\b", "(unclosed", "\\bhung\\b"], 2)
+    assert m.search("it hung") is not None and m.search("it is SLOW") is not None
+    assert [x.group(0) for x in m.finditer("slow then hung")] == ["slow", "hung"]
+    assert len(m.each()) == 2
+
+
+def test_a_broken_packaged_pattern_is_named_by_ledger_rules_and_skipped_by_the_hook(tmp_path, monkeypatch):
+    pkg = tmp_path / "pkg"
+    shutil.copytree(os.path.join(REPO, "rules"), str(pkg))
+    bad = pkg / "extra.toml"
+    bad.write_text("[pack]\nname = \"en\"\n[cues]\nhedge = ['ok', '(unclosed']\n", encoding="utf-8")
+    monkeypatch.setattr(detect_rules.paths, "rules_dir", lambda: str(pkg))
+    monkeypatch.setattr(detect_rules, "_CACHE", {})
+    res = CliRunner().invoke(cli, ["rules", "--project-dir", str(tmp_path)])
+    assert res.exit_code == 1
+    assert "%s: cues.hedge[1]: bad pattern '(unclosed'" % bad in res.output
+    r = load_rules(project_dir=str(tmp_path))
+    assert decision(analyze("The job crashed because the disk was full.", rules=r)) == "block"
