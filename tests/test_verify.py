@@ -13,7 +13,7 @@ import sqlite3
 import pytest
 from click.testing import CliRunner
 
-from conftest import run_hook
+from hookrun import run_hook
 from ledger import store, verify
 from ledger.cli import cli
 
