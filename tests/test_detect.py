@@ -352,3 +352,31 @@ def test_general_rules_added_after_the_blind_run(text, kind):
 def test_a_heading_that_says_the_cause_is_unknown_sets_no_assertion_mode():
     msg = "Root cause still unknown. What we know so far:\n\n- It fails only on node 7.\n- It fails within 20 steps."
     assert "assertion" not in kinds(msg)
+
+
+# The fix that follows a diagnosis is the agent's own action, not a second claim (seen in the
+# demo: the second sentence was reported as an uncited assertion).
+@pytest.mark.parametrize("message, claims", [
+    ("The root cause is the learning rate: 3e-4 is too high for this model, so the loss diverges. "
+     "I lowered it to 1e-4 in config.yaml.", 1),
+    ("Root cause: the eval loop keeps the graph alive. I wrapped it in torch.no_grad() and the OOM is gone.", 1),
+    ("## Root cause\n\nThe tokenizer cache is stale. We cleared it and reran the job.", 1),
+    ("## Root cause\n\n- The tokenizer cache is stale.\n- I cleared it and reran the job.", 1),
+    ("The crash is caused by a stale lock file. That is why I deleted it.", 1),
+    ("原因：学習率が高すぎて損失が発散しています。config.yaml で 1e-4 に下げました。", 1),
+    ("## 原因\n\n- トークナイザのキャッシュが古いです。\n- キャッシュをクリアして再実行しました。", 1),
+])
+def test_a_fix_summary_after_a_diagnosis_is_not_a_claim(message, claims):
+    got = analyze(message).claims
+    assert [c.kind for c in got] == ["assertion"] * claims, [(c.kind, c.text) for c in got]
+
+
+@pytest.mark.parametrize("message", [
+    "Root cause: we set the warmup to zero steps.",           # the label's own sentence claims
+    "## Root cause\n\nThe scheduler lowered the learning rate to zero at step 400.",
+    "## 原因\n\nスケジューラが学習率をステップ 400 でゼロまで下げました。",  # a part did it, not the agent
+    "## Root cause\n\nWe traced it to the loader leaking file handles.",
+    "The loss diverged. That is why the job was killed at step 900.",
+])
+def test_what_is_not_the_agents_own_fix_still_claims(message):
+    assert "assertion" in kinds(message)

@@ -104,6 +104,7 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
     if not text.strip():
         return None
     failure = failure_term(r, plain)
+    own_failure = failure
     if not failure and prev_plain and r.anaphora.search(text):
         failure = failure_term(r, prev_plain)
     if not failure and mode in (ASSERTION, HYPOTHESIS):
@@ -144,7 +145,11 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
         if best is not None and best.kind == ASSERTION:
             break
     if best is None and not cues and mode == ASSERTION and bare_ok:
-        best = _by_mode(r, lang, text, mode, mode_label)
+        # "Root cause: the LR is too high. I lowered it to 1e-4." The fix that follows a
+        # diagnosis is the agent's own action, not a second claim. The sentence that holds the
+        # label itself ("Root cause: we set the LR too high") still claims.
+        if not (r.own_action and r.own_action.search(text) and (prev_plain is not None or not own_failure)):
+            best = _by_mode(r, lang, text, mode, mode_label)
     elif best is None and not cues and mode == HYPOTHESIS and bare_ok == "label":
         # "Hypothesis: the loader leaks": reported, so the audit shows what was proposed.
         if len(text.split()) >= 3 or (lang != "en" and len(text) >= 8):
@@ -260,6 +265,9 @@ def _assert(mode, mode_label, reason):
     return Verdict(ASSERTION, reason)
 
 
+_LOOK_BACK = re.compile(r"\bwhy\b|\bhence\b|\btherefore\b", re.I)
+
+
 def _rationale(r, lang, text, clause, a, m):
     """Is the connective `m` the reason for the agent's own action rather than a failure's?"""
     if not r.rationale:
@@ -269,6 +277,10 @@ def _rationale(r, lang, text, clause, a, m):
         return r.rationale.search(text, m.end()) is not None
     head = text[a:m.start()]
     if r.rationale.search(head):
+        return True
+    # "That is why I deleted it", "hence we pinned it": what follows a look-back connective is
+    # the agent's own action, the effect of the diagnosis, not a cause.
+    if _LOOK_BACK.search(m.group(0)) and r.own_action and r.own_action.search(text[m.end():]):
         return True
     if not head.strip(" ,*_"):
         # "Because X, I renamed it": the action follows the first comma.
