@@ -1,10 +1,12 @@
 """The log probe: failure signatures across a whole log, fast, plus its tail and progress.
 
-Candidate lines come from the signatures' anchors in one pass over the file. GNU/BSD grep
-does that pass when it is on PATH: every anchor in one extended regex (one DFA pass in C, in
-the C locale), the file cut into line-aligned byte ranges, one grep per core; otherwise Python
-scans the file in big chunks with bytes.find, one anchor at a time. Either way Python then decides on each candidate line with the signature's regex,
-so the two engines report the same findings.
+Candidate lines come from the signatures' anchors in one pass over the file, by the best
+engine on PATH. ripgrep first: its SIMD multi-literal search for the fixed anchors and a
+second rg (PCRE2 where built in) for the regex anchors, side by side. Then GNU/BSD grep:
+every anchor in one extended regex (one DFA pass in C, in the C locale), the file cut into
+line-aligned byte ranges, one grep per core. Otherwise Python scans the file in big chunks
+with bytes.find, one anchor at a time. Either way Python then decides on each candidate line
+with the signature's regex, so the engines report the same findings.
 """
 
 import errno
@@ -91,20 +93,34 @@ def display_name(path):
 
 def engine_name():
     forced = os.environ.get("LEDGER_PROBE_ENGINE")
-    if forced in ("python", "grep"):
+    if forced in ("python", "grep", "rg"):
         return forced
+    if shutil.which("rg"):
+        return "rg"
     return "grep" if shutil.which("grep") else "python"
 
 
+class EngineFailed(Exception):
+    """The search tool ran but refused (a pattern it cannot parse, an unknown flag)."""
+
+
 def candidates(path, sigs, deadline, engine=None):
-    """{line_start_offset: line_bytes} for every line holding an anchor; and whether complete."""
+    """{line_start_offset: line_bytes} for every line holding an anchor; whether complete; and
+    the offsets of the lines the regex anchors matched, or None when the engine cannot tell
+    (grep's one pass reports both kinds of anchor alike)."""
     fixed = sorted({a for s in sigs for a in s.anchors})
     regexes = sorted({a for s in sigs for a in s.anchor_regex})
     engine = engine or engine_name()
+    if engine == "rg":
+        try:
+            return _rg_candidates(path, fixed, regexes, deadline)
+        except (OSError, EngineFailed):
+            # An old or odd rg: grep gives the same candidates, only slower.
+            engine = "grep" if shutil.which("grep") else "python"
     if engine == "grep":
         try:
             return _grep_candidates(path, fixed, regexes, deadline)
-        except OSError:
+        except (OSError, EngineFailed):
             pass
     return _python_candidates(path, fixed, regexes, deadline)
 
@@ -118,40 +134,75 @@ def _grep_candidates(path, fixed, regexes, deadline):
     size = os.path.getsize(path)
     cores = os.cpu_count() or 1
     ranges = _ranges(path, size, max(1, min(cores, 4, size // MIN_RANGE + 1)))
-    env = dict(os.environ, LC_ALL="C")
-    out, lock, complete = {}, threading.Lock(), [True]
-    jobs = []
-    for start, end in ranges:
-        fd = os.open(path, os.O_RDONLY)
-        feeder = None
-        try:
-            if end >= size:
-                os.lseek(fd, start, os.SEEK_SET)
-                stdin = fd
-            else:
-                # grep cannot stop at a byte offset: a thread pours the range into a pipe.
-                stdin, w = os.pipe()
-                feeder = threading.Thread(target=_feed, args=(fd, w, start, end), daemon=True)
-            p = subprocess.Popen(["grep", "-a", "-b", "-E", "-e", pattern], stdin=stdin, stdout=subprocess.PIPE,
-                                 stderr=subprocess.DEVNULL, env=env)
-        except OSError:
-            if feeder is not None:
-                os.close(stdin)
-                os.close(w)
-            os.close(fd)
-            for p, _, _ in jobs:
-                p.kill()
-            raise
-        if feeder is None:
-            os.close(fd)
-        else:
-            os.close(stdin)
-            feeder.start()   # it closes fd and w
-        jobs.append((p, start, feeder))
+    argv = ["grep", "-a", "-b", "-E", "-e", pattern]
+    out, complete, _ = _search(path, size, [(argv, start, end, False) for start, end in ranges], deadline,
+                               file_arg=False)
+    return out, complete, None
 
-    def read(p, base):
+
+_RG = ["rg", "--no-config", "-a", "-b", "-N", "--no-filename", "--no-heading", "--color", "never",
+       "--no-unicode", "--encoding", "none"]
+_pcre2 = None
+
+
+def _rg_has_pcre2():
+    global _pcre2
+    if _pcre2 is None:
+        try:
+            _pcre2 = subprocess.run(["rg", "--pcre2-version"], stdout=subprocess.DEVNULL,
+                                    stderr=subprocess.DEVNULL, timeout=5).returncode == 0
+        except (OSError, subprocess.SubprocessError):
+            _pcre2 = False
+    return _pcre2
+
+
+def _rg_candidates(path, fixed, regexes, deadline):
+    # Two searches, not one regex: rg finds the fixed anchors with its SIMD multi-literal
+    # search at GB/s, but an alternation that also holds the grad-norm regex drops it to
+    # the regex engine on every "grad_norm=" (most lines of a training log), three times
+    # slower. The regex anchors go to a second rg, under PCRE2's JIT where rg has it
+    # (twice its own engine on this pattern). --no-unicode keeps both on bytes: no
+    # transcoding (offsets stay file offsets) and a class is one byte, as in grep -E and
+    # Python. Each search is one process per byte range, so the work spreads over the cores.
+    size = os.path.getsize(path)
+    searches = []
+    if fixed:
+        searches.append((_RG + ["-F"] + [x for a in fixed for x in ("-e", a)], False))
+    if regexes:
+        searches.append((_RG + (["-P"] if _rg_has_pcre2() else []) + [x for r in regexes for x in ("-e", r)], True))
+    if not searches:
+        return {}, True, set()
+    # Cut the file only when there are cores to spare: two whole-file searches on two cores
+    # beat four over pipes (rg reads a pipe in small blocks; a file it reads directly).
+    cores = os.cpu_count() or 1
+    per = max(1, min(cores // len(searches), 4, size // MIN_RANGE + 1))
+    ranges = _ranges(path, size, per)
+    jobs = [(argv, start, end, tag) for start, end in ranges for argv, tag in searches]
+    return _search(path, size, jobs, deadline, file_arg=True, strict=True)
+
+
+def _search(path, size, jobs, deadline, file_arg, strict=False):
+    """Run one search per (argv, start, end, tagged), each over its byte range of the file.
+
+    Returns the lines found, whether complete, and the offsets of the lines that tagged
+    searches found. file_arg: the tool takes the file (or "-" for stdin) as an argument (rg).
+    strict: a search that exits with an error raises EngineFailed, so the caller can use
+    another tool.
+    """
+    env = dict(os.environ, LC_ALL="C")
+    out, tagged, lock, complete, failed = {}, set(), threading.Lock(), [True], []
+    running = []
+    try:
+        for argv, start, end, tag in jobs:
+            running.append(_start(path, size, argv, start, end, file_arg, env) + (tag,))
+    except OSError:
+        for p, *_ in running:
+            p.kill()
+        raise
+
+    def read(p, base, tag):
         # Big reads and one split per block: a diverged log sends every line after the
-        # divergence, and a readline per line costs more than grep's search.
+        # divergence, and a readline per line costs more than the search.
         local, carry = {}, b""
         while len(local) <= MAX_CANDIDATES:
             block = p.stdout.read1(1 << 20) if hasattr(p.stdout, "read1") else p.stdout.read(1 << 20)
@@ -165,11 +216,13 @@ def _grep_candidates(path, fixed, regexes, deadline):
                     local[base + int(raw[:colon])] = raw[colon + 1:]
         with lock:
             out.update(local)
+            if tag:
+                tagged.update(local)
 
-    readers = [threading.Thread(target=read, args=(p, base), daemon=True) for p, base, _ in jobs]
+    readers = [threading.Thread(target=read, args=(p, base, tag), daemon=True) for p, base, _, tag in running]
     for t in readers:
         t.start()
-    for (p, _, feeder), t in zip(jobs, readers):
+    for (p, _, feeder, _), t in zip(running, readers):
         t.join(max(0.0, deadline - time.monotonic()))
         if t.is_alive():
             complete[0] = False
@@ -177,12 +230,48 @@ def _grep_candidates(path, fixed, regexes, deadline):
             t.join(1)
         else:
             p.stdout.close()
+            err = p.stderr.read(4096)
             p.wait()
             if p.returncode not in (0, 1):
                 complete[0] = False
+                failed.append(err)
+        p.stderr.close()
         if feeder is not None:
             feeder.join(1)
-    return out, complete[0]
+    if failed and strict:
+        raise EngineFailed(failed[0].decode("utf-8", "replace").strip())
+    return out, complete[0], tagged
+
+
+def _start(path, size, argv, start, end, file_arg, env):
+    if start == 0 and end >= size and file_arg:
+        # The whole file: rg opens it itself (and maps it when it judges that faster; --mmap
+        # measured no better, and a mapped file truncated under rg kills it with SIGBUS).
+        p = subprocess.Popen(argv + ["--", path], stdin=subprocess.DEVNULL,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+        return p, start, None
+    fd = os.open(path, os.O_RDONLY)
+    stdin = w = None
+    try:
+        if end >= size:
+            os.lseek(fd, start, os.SEEK_SET)
+            stdin = fd
+        else:
+            # Neither tool can stop at a byte offset: a thread pours the range into a pipe.
+            stdin, w = os.pipe()
+        p = subprocess.Popen(argv + (["-"] if file_arg else []), stdin=stdin, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, env=env)
+    except OSError:
+        for x in {fd, stdin, w} - {None}:
+            os.close(x)
+        raise
+    if w is None:
+        os.close(fd)
+        return p, start, None
+    os.close(stdin)
+    feeder = threading.Thread(target=_feed, args=(fd, w, start, end), daemon=True)
+    feeder.start()   # it closes fd and w
+    return p, start, feeder
 
 
 def _ere_escape(text):
@@ -234,13 +323,13 @@ def _feed(fd, w, start, end):
 def _python_candidates(path, fixed, regexes, deadline):
     anchors = [a.encode() for a in fixed]
     pats = [re.compile(r.encode()) for r in regexes]
-    out = {}
+    out, tagged = {}, set()
     with open(path, "rb") as f:
         base = 0
         carry = b""
         while True:
             if time.monotonic() > deadline:
-                return out, False
+                return out, False, tagged
             block = f.read(CHUNK)
             if not block:
                 data, base_off = carry, base - len(carry)
@@ -270,9 +359,10 @@ def _python_candidates(path, fixed, regexes, deadline):
                     e = data.find(b"\n", m.start())
                     e = len(data) if e < 0 else e
                     out.setdefault(base_off + s, data[s:e])
+                    tagged.add(base_off + s)
             if not block:
                 break
-    return out, True
+    return out, True, tagged
 
 
 # ---------------------------------------------------------------------------- classification
@@ -288,8 +378,8 @@ def scan_log(path, rules, deadline, tail_n=15, tails=None, engine=None):
         return [Finding("log", "permission", "unavailable", f"log {name}: permission denied", source=name)]
     sigs = rules.of("log")
     with fh:
-        cands, complete = candidates(path, sigs, deadline, engine)
-        hits = classify(cands, sigs, fh)
+        cands, complete, regex_hits = candidates(path, sigs, deadline, engine)
+        hits = classify(cands, sigs, fh, regex_hits)
         findings = []
         for sig, entries in hits:
             first, last = entries[0], entries[-1]
@@ -322,8 +412,13 @@ def scan_log(path, rules, deadline, tail_n=15, tails=None, engine=None):
     return findings + progress + [state]
 
 
-def classify(cands, sigs, fh):
-    """Candidate lines -> [(signature, [hit, ...])] in file order, one signature per line."""
+def classify(cands, sigs, fh, regex_hits=None):
+    """Candidate lines -> [(signature, [hit, ...])] in file order, one signature per line.
+
+    regex_hits: the offsets of the lines where the engine found a regex anchor, when it
+    knows; the anchor regexes are then tried (again, in Python) on those lines only. On a
+    diverged log that skips a regex search on each of the NaN lines, for the same findings.
+    """
     per = {s.id: [] for s in sigs}
     prepared = [(s, [a.encode() for a in s.anchors], [re.compile(r.encode()) for r in s.anchor_regex])
                 for s in sigs]
@@ -367,9 +462,9 @@ def classify(cands, sigs, fh):
     for off, k in zip(offsets, kinds):
         if off in claimed:
             continue
-        raw = cands[off]
         todo = todo_of[k]
-        if by_regex:
+        if by_regex and (regex_hits is None or off in regex_hits):
+            raw = cands[off]
             extra = [n for n, r in by_regex if r.search(raw)]
             if extra:
                 todo = sorted(set(todo).union(extra))
@@ -377,17 +472,17 @@ def classify(cands, sigs, fh):
             entries = entries_of[n]
             if len(entries) >= SATURATE and not eager[n]:
                 # Thousands of hits say nothing the first and last do not: count the rest
-                # by anchor and decide on the last one at the end.
-                entries.append((off, raw))
+                # by anchor (an offset each, no hit built) and decide on the last at the end.
+                entries.append(off)
                 break
-            hit = _decide(line_sigs[n][0], raw, off)
+            hit = _decide(line_sigs[n][0], cands[off], off)
             if hit is not None:
                 entries.append(hit)
                 break
     for sig, _, _ in line_sigs:
         entries = per[sig.id]
-        while entries and isinstance(entries[-1], tuple):
-            hit = _decide(sig, entries[-1][1], entries[-1][0])
+        while entries and isinstance(entries[-1], int):
+            hit = _decide(sig, cands[entries[-1]], entries[-1])
             if hit is not None:
                 entries[-1] = hit
             else:
@@ -416,6 +511,7 @@ class _AnchorSets:
 
     MAX_KEY = 512
     MAX_CACHED = 50000
+    BATCH = 1 << 16
 
     def __init__(self, anchors):
         self.anchors = sorted(set(anchors), key=len, reverse=True)
@@ -427,18 +523,24 @@ class _AnchorSets:
         self.ids = {}
 
     def all(self, cands, offsets):
+        # Batches of lines: fold each, then look for anchors once per distinct folded line
+        # (in the folded text, which holds an anchor exactly when the line does). On a
+        # flood the per-line work is one translate and one dict lookup, in comprehensions.
         cache, table, out = self.cache, self.table, []
-        for off in offsets:
-            raw = cands[off]
-            key = raw.translate(table) if table else raw
-            k = cache.get(key)
-            if k is None:
-                k = self._id(tuple(a for a in self.anchors if a in raw))
-                if len(raw) <= self.MAX_KEY:
-                    if len(cache) >= self.MAX_CACHED:
-                        cache.clear()
-                    cache[key] = k
-            out.append(k)
+        for i in range(0, len(offsets), self.BATCH):
+            lines = [cands[off] for off in offsets[i:i + self.BATCH]]
+            keys = [raw.translate(table) for raw in lines] if table else lines
+            batch = dict.fromkeys(keys)
+            for key in batch:
+                k = cache.get(key)
+                if k is None:
+                    k = self._id(tuple(a for a in self.anchors if a in key))
+                    if len(key) <= self.MAX_KEY:
+                        if len(cache) >= self.MAX_CACHED:
+                            cache.clear()
+                        cache[key] = k
+                batch[key] = k
+            out.extend([batch[key] for key in keys])
         return out
 
     def _id(self, got):

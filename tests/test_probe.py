@@ -102,6 +102,10 @@ def test_early_stop_is_a_notice_and_no_crash_is_reported(tmp_path, env):
     assert_verbatim(stop, os.path.join(d, "train.log"))
     # The config dump names early_stopping_patience; that is not a notice.
     assert stop["count"] == 1
+    # Keras's "best epoch: 9" after the notice is not progress: the run got to epoch 12.
+    [epoch] = by_kind(report, "last_epoch")
+    assert epoch["data"]["value"] == "12"
+    assert epoch["line"].startswith("Epoch 12: early stopping")
     assert [f for f in report["findings"] if f["probe"] == "log" and f["severity"] in ("error", "warn")] == []
 
 
@@ -140,17 +144,52 @@ def test_growing_checkpoint(tmp_path, env, monkeypatch):
     assert "still being written" in grow.summary
 
 
-def test_grep_and_python_engines_agree(tmp_path):
+def engine_findings(path, rules, engine):
+    fs = probe_logs.scan_log(path, rules, time.monotonic() + 8, engine=engine)
+    return [(f.kind, f.lineno, f.line, f.count) for f in fs if f.kind != "log_file"]
+
+
+@pytest.mark.parametrize("engine", ["grep", "rg"])
+def test_search_engines_agree_with_python(tmp_path, engine):
+    if shutil.which(engine) is None:
+        pytest.skip(f"no {engine} here")
     rules = probe.load_rules(str(tmp_path))
-    if shutil.which("grep") is None:
-        pytest.skip("no grep here")
-    for name in ("oom", "nan", "nccl", "early_stop", "empty_ckpt"):
-        path = os.path.join(FIXTURES, "runs", name, "train.log")
-        got = {}
-        for engine in ("grep", "python"):
-            fs = probe_logs.scan_log(path, rules, time.monotonic() + 8, engine=engine)
-            got[engine] = [(f.kind, f.lineno, f.line, f.count) for f in fs if f.kind != "log_file"]
-        assert got["grep"] == got["python"], name
+    # The fixtures, and a diverged log: a grad-norm explosion (only the regex anchor holds
+    # it) deep in the NaN flood, past the point where NaN hits are only counted.
+    div = tmp_path / "div.log"
+    div.write_text("".join(f"step {i} | loss=2.0 | grad_norm=0.{i:04d}\n" for i in range(50))
+                   + "".join(f"step {i} | loss=nan | grad_norm=nan\n" for i in range(50, 1500))
+                   + "step 1500 | loss=3.0 | grad_norm=1.5e+04\n"
+                   + "".join(f"step {i} | loss=nan | grad_norm=nan\n" for i in range(1501, 1600))
+                   + "Traceback (most recent call last):\n  File \"x.py\", line 1\nRuntimeError: loss is nan\n")
+    paths = [os.path.join(FIXTURES, "runs", n, "train.log") for n in ("oom", "nan", "nccl", "early_stop", "empty_ckpt")]
+    for path in paths + [str(div)]:
+        got = engine_findings(path, rules, engine)
+        assert got == engine_findings(path, rules, "python"), path
+        assert got
+    kinds = {k: (n, c) for k, n, _, c in engine_findings(str(div), rules, engine)}
+    assert kinds["grad_explosion"] == (1501, 1) and kinds["nan_loss"] == (51, 1549)
+
+
+def test_a_broken_rg_falls_back_to_the_same_findings(tmp_path, monkeypatch):
+    # An rg that rejects its arguments (an old build, a wrapper): the scan uses grep or
+    # Python instead and says nothing is missing.
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    fake = bin_dir / "rg"
+    fake.write_text("#!/bin/sh\necho 'rg: unrecognized flag' >&2\nexit 2\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", str(bin_dir) + os.pathsep + os.environ.get("PATH", ""))
+    monkeypatch.setattr(probe_logs, "_pcre2", None)
+    monkeypatch.delenv("LEDGER_PROBE_ENGINE", raising=False)
+    rules = probe.load_rules(str(tmp_path))
+    path = os.path.join(FIXTURES, "runs", "nan", "train.log")
+    assert probe_logs.engine_name() == "rg"
+    fs = probe_logs.scan_log(path, rules, time.monotonic() + 8, engine="rg")
+    [state] = [f for f in fs if f.kind == "log_file"]
+    assert state.data["complete"] is True
+    assert [(f.kind, f.lineno, f.line, f.count) for f in fs if f.kind != "log_file"] == \
+        engine_findings(path, rules, "python")
 
 
 def test_python_engine_handles_chunk_boundaries(tmp_path, monkeypatch):
