@@ -21,7 +21,7 @@ import re
 ASSERTION, HYPOTHESIS, NEGATED = "assertion", "hypothesis", "negated"
 # A negated frame in a sentence like these rules a cause out even without failure words.
 _NAMES_CAUSE = re.compile(r"原因|要因|犯人|元凶|真因|cause|culprit|blame|reason|responsible|"
-                          r"ruled?\s+out|rules\s+out|red\s+herring|関係(?:ありません|ない|なかった)|無関係|排除|除外", re.I)
+                          r"ruled?\s+out|rules\s+out|red\s+herring|\bnot\s+why\b|n't\s+why\b|関係(?:ありません|ない|なかった)|無関係|排除|除外|候補から|容疑から", re.I)
 _RANK = {ASSERTION: 3, NEGATED: 2, HYPOTHESIS: 1}
 
 
@@ -187,6 +187,11 @@ def _explanation(r, lang, text, plain):
         if not verbal or not failure_term(r, head):
             continue
         if len(tail.split()) < (3 if lang == "en" else 1) or not r.predicate.search(tail):
+            continue
+        # "Training diverged; the loss hit NaN at step 200" restates the symptom: after a
+        # semicolon only a clause without failure words explains it.
+        if m.group(0).strip() == ";" and (failure_term(r, plain[m.end():]) or r.negated.search(head)
+                                          or (r.negation_before and r.negation_before.search(head))):
             continue
         return m
     return None
