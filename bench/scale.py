@@ -404,6 +404,13 @@ def human(n):
     return "%dk" % (n // 1000) if n >= 1000 and n % 1000 == 0 else str(n)
 
 
+def _count(text):
+    """'1000', '10k', '1M' -> a number of entries (the help shows the suffixed forms)."""
+    text = text.strip().lower()
+    scale = {"k": 1000, "m": 1000 ** 2}.get(text[-1:], 1)
+    return int(float(text[:-1] if scale > 1 else text) * scale)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="1000,10000,100000", help="ledger sizes, entries (default 1k,10k,100k)")
@@ -415,7 +422,7 @@ def main():
     args = parser.parse_args()
     if args.quick:
         args.sizes, args.transcripts = "1000,10000", "1,10"
-    sizes = sorted(int(s) for s in args.sizes.split(","))
+    sizes = sorted(_count(s) for s in args.sizes.split(","))
     transcript_mb = sorted(float(s) for s in args.transcripts.split(","))
 
     work = args.keep or tempfile.mkdtemp(prefix="ledger-scale-")
