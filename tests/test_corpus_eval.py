@@ -24,12 +24,16 @@ FLOORS = {
     ("ja", "heldout"): (0.85, 0.03),
     ("en", "fresh"): (0.85, 0.05),
     ("ja", "fresh"): (0.85, 0.05),
+    # Tuned now (its misses were read and general rules added twice), so this floor guards
+    # the tuned level; its honest first-run figures are in tests/corpus/README.md.
+    ("en", "blind"): (0.92, 0.0),
+    ("ja", "blind"): (0.90, 0.0),
 }
 
 
 @pytest.fixture(scope="module")
 def results():
-    return report.run()
+    return report.run(splits=sorted({split for _, split in FLOORS}))
 
 
 def test_the_corpus_is_big_enough(results):
