@@ -23,6 +23,7 @@ ASSERTION, HYPOTHESIS, NEGATED = "assertion", "hypothesis", "negated"
 _NAMES_CAUSE = re.compile(r"原因|要因|犯人|元凶|真因|cause|culprit|blame|reason|responsible|"
                           r"ruled?\s+out|rules\s+out|red\s+herring|\bnot\s+why\b|n't\s+why\b|関係(?:ありません|ない|なかった)|無関係|排除|除外|候補から|容疑から", re.I)
 _RANK = {ASSERTION: 3, NEGATED: 2, HYPOTHESIS: 1}
+_REASON_END = re.compile(r"(?:ため|から|ので)(?:です|でした|だ|だった)$")
 
 
 def _spans(matches):
@@ -112,6 +113,12 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
 
     cues = []
     for m in r.cause_frame.finditer(text):
+        # 「...からです」「...ためです」 gives a reason; it is a diagnosis only when a failure is
+        # in this sentence or the one before (「落ちました。メモリ不足のためです。」), not for a
+        # choice (「bf16 を使っています。指数範囲が同じだからです。」).
+        if _REASON_END.match(m.group(0)) and "は" not in text[:m.start()] \
+                and not (failure or (prev_plain and failure_term(r, prev_plain))):
+            continue
         cues.append(("frame", m))
     if failure:
         for m in r.cause_verb.finditer(text):
