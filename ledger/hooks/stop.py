@@ -128,7 +128,7 @@ def _tail_is_partial(path, window=1024 * 1024):
 
 
 def judge(conn, event, session_id, message, config, project_dir):
-    from ledger.detect import Evidence, analyze, load_rules
+    from ledger.detect import analyze, evidence_from_rows, load_rules
 
     rows = store.session_evidence(conn, session_id)
     # Entries that fail the hash chain (edited, added by hand) are not evidence; the reason names
@@ -140,7 +140,8 @@ def judge(conn, event, session_id, message, config, project_dir):
         note("ignored evidence that failed the integrity check: " + detail)
         faults.add("tampered", detail, session_id=session_id, once=True)
     untrusted_set = set(untrusted)
-    evidence = [Evidence(id=r["id"], output=r["output"] or "", input_text=_input_text(r)) for r in rows]
+    # The same conversion `ledger check` uses, so the command and the hook judge alike.
+    evidence = evidence_from_rows(rows)
     report = analyze(message, evidence=evidence, rules=load_rules(project_dir))
     blocks = store.blocks_in_turn(conn, session_id, event.get("turn_id"))
 
@@ -159,28 +160,6 @@ def judge(conn, event, session_id, message, config, project_dir):
     verdict = guard.decide(report, config, blocks_so_far=blocks, related=related,
                            ignored_evidence=untrusted)
     return verdict, report, blocks
-
-
-def _input_text(row):
-    parts = [row["command"] or ""]
-    raw = row["tool_input"]
-    if raw:
-        try:
-            parts.extend(_strings(json.loads(raw)))
-        except ValueError:
-            parts.append(raw)
-    return "\n".join(p for p in parts if p)
-
-
-def _strings(value):
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for v in value.values():
-            yield from _strings(v)
-    elif isinstance(value, list):
-        for v in value:
-            yield from _strings(v)
 
 
 def _summary(row, claim_text=""):
