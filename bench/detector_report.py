@@ -191,9 +191,12 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--errors", action="store_true", help="print every item the detector gets wrong")
     p.add_argument("--json", action="store_true")
-    p.add_argument("--split", choices=("dev", "heldout", "fresh", "blind", "blind2"), help="only this split's errors")
+    p.add_argument("--split", choices=("dev", "heldout", "fresh", "blind", "blind2", "blind3"),
+                   help="only this split's errors (a split outside the default report is added to it)")
     args = p.parse_args(argv)
     results = run(blind=True)
+    if args.split and args.split not in {split for _, split in results}:
+        results.update(run(splits=(args.split,)))
     if args.json:
         print(json.dumps({"%s_%s" % k: {kk: vv for kk, vv in v[0].items() if kk not in ("allow_labels",)}
                           for k, v in results.items()}, indent=2, default=str))
