@@ -12,16 +12,7 @@ import os
 import pytest
 
 import harness
-
-
-def in_ci():
-    return os.environ.get("CI", "").lower() in ("1", "true", "yes")
-
-
-def unavailable(why):
-    if in_ci():
-        pytest.fail("e2e: %s (CI=true, so this fails instead of skipping)" % why, pytrace=False)
-    pytest.skip("e2e: %s" % why)
+from sealed import pinned_client, unavailable
 
 
 @pytest.fixture(scope="session")
@@ -33,26 +24,10 @@ def sealed_namespace():
     return True
 
 
-def _client(name):
-    found = harness.find_client(name)
-    if found:
-        return found
-    package, version, _ = harness.pins()[name]
-    if os.environ.get("LEDGER_E2E_NO_INSTALL"):
-        unavailable("%s@%s is not installed and LEDGER_E2E_NO_INSTALL is set; run "
-                    "scripts/install-agent-clients.sh %s" % (package, version, name))
-    ok, output = harness.install_client(name)
-    found = harness.find_client(name)
-    if not ok or not found:
-        unavailable("%s@%s is not in %s and could not be installed from npm (%s)"
-                    % (package, version, harness.cache_root(), output.strip()[-500:]))
-    return found
-
-
 @pytest.fixture(scope="session")
 def claude_client(sealed_namespace):
     """Path to the pinned `claude` executable."""
-    return _client("claude")
+    return pinned_client("claude")
 
 
 @pytest.fixture

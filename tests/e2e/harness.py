@@ -8,7 +8,7 @@
     run.requests        # every request the fake model received (agent-loop ones: run.turns)
 
 Each run is one `unshare -n` subprocess (loopback only) that hosts the fake server and the
-client together; see runner.py. Nothing here reaches the network.
+client together; see sealed.py. Nothing here reaches the network.
 """
 
 import json
@@ -18,6 +18,8 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+
+import sealed
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -104,17 +106,11 @@ def tool_dirs():
     return seen
 
 
-class Run:
+class Run(sealed.SealedRun):
+    """A Claude Code run: also its `--output-format json` result and its agent-loop turns."""
+
     def __init__(self, result, request_log, argv):
-        self.rc = result["rc"]
-        self.stdout = result["stdout"]
-        self.stderr = result["stderr"]
-        self.timed_out = result["timed_out"]
-        self.argv = argv
-        self.requests = []
-        if os.path.exists(request_log):
-            with open(request_log, encoding="utf-8") as f:
-                self.requests = [json.loads(line) for line in f if line.strip()]
+        super().__init__(result, request_log, argv)
         try:
             self.result = json.loads(self.stdout.strip().splitlines()[-1]) if self.stdout.strip() else None
         except ValueError:
@@ -270,32 +266,9 @@ class Session:
     def run_sealed(self, argv, turns, env=None, timeout=CLIENT_TIMEOUT):
         """Run any command beside the fake model inside a fresh loopback-only namespace."""
         self.runs += 1
-        tag = "run%d" % self.runs
-        request_log = os.path.join(self.root, tag + "-requests.jsonl")
-        result_path = os.path.join(self.root, tag + "-result.json")
-        spec_path = os.path.join(self.root, tag + "-spec.json")
-        spec = {"turns": turns, "request_log": request_log, "argv": argv,
-                "env": dict(self.env, **(env or {})), "cwd": self.project,
-                "timeout": timeout, "result": result_path}
-        with open(spec_path, "w", encoding="utf-8") as f:
-            json.dump(spec, f, ensure_ascii=False)
-        runner = os.path.join(HERE, "runner.py")
-        inner = "ip link set lo up && exec %s %s %s" % (
-            shlex_quote(sys.executable), shlex_quote(runner), shlex_quote(spec_path))
-        try:
-            proc = subprocess.run(["unshare", "-n", "sh", "-c", inner], capture_output=True,
-                                  text=True, timeout=timeout + 30)
-        except subprocess.TimeoutExpired as exc:
-            raise AssertionError("the namespace runner itself hung: %s" % exc)
-        if not os.path.exists(result_path):
-            raise AssertionError("runner left no result (rc=%s)\nstdout: %s\nstderr: %s" % (
-                proc.returncode, proc.stdout, proc.stderr))
-        with open(result_path, encoding="utf-8") as f:
-            result = json.load(f)
-        return Run(result, request_log, argv)
+        # The port is only known inside the namespace; sealed.py fills in {port}.
+        merged = dict(self.env, ANTHROPIC_BASE_URL="http://127.0.0.1:{port}")
+        merged.update(env or {})
+        return sealed.run_sealed("fake_anthropic", turns, argv, merged, self.project, self.root,
+                                 timeout=timeout, tag="run%d" % self.runs, run_class=Run)
 
-
-def shlex_quote(s):
-    import shlex
-
-    return shlex.quote(s)

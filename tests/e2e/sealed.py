@@ -7,7 +7,8 @@ the inner half (this file's __main__) refuses to go on if anything but `lo` exis
 named fake server on a free 127.0.0.1 port, puts the port into the client's argv and env
 wherever `{port}` appears, runs the client with stdin closed and a time limit, kills its whole
 process group if it overruns, and writes rc, stdout, stderr and timed_out to a result file.
-Standard library only. (tests/e2e/runner.py does the same for Claude Code's fake.)
+Standard library only. Every client's e2e run goes through here: Claude Code's too
+(`harness.Session.run_sealed`, with `fake_anthropic`).
 """
 
 import importlib
@@ -46,7 +47,7 @@ class SealedRun:
         return "\n".join(lines)
 
 
-def run_sealed(fake, scenario, argv, env, cwd, workdir, timeout=90, tag="run"):
+def run_sealed(fake, scenario, argv, env, cwd, workdir, timeout=90, tag="run", run_class=SealedRun):
     request_log = os.path.join(workdir, tag + "-requests.jsonl")
     result_path = os.path.join(workdir, tag + "-result.json")
     spec_path = os.path.join(workdir, tag + "-spec.json")
@@ -66,7 +67,7 @@ def run_sealed(fake, scenario, argv, env, cwd, workdir, timeout=90, tag="run"):
             proc.returncode, proc.stdout, proc.stderr))
     with open(result_path, encoding="utf-8") as f:
         result = json.load(f)
-    return SealedRun(result, request_log, argv)
+    return run_class(result, request_log, argv)
 
 
 def interfaces():
@@ -123,16 +124,22 @@ if __name__ == "__main__":
 
 # Pytest side: the pinned client, or a skip (a failure under CI) -----------------------------
 
-def pinned_client(name):
-    """Path to the pinned client `name` (installing it from npm if allowed), else skip/fail."""
+def in_ci():
+    return os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+def unavailable(why):
+    """Skip the test, or fail it under CI, so a broken runner never passes by skipping."""
     import pytest
 
-    import harness
+    if in_ci():
+        pytest.fail("e2e: %s (CI=true, so this fails instead of skipping)" % why, pytrace=False)
+    pytest.skip("e2e: %s" % why)
 
-    def unavailable(why):
-        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-            pytest.fail("e2e: %s (CI=true, so this fails instead of skipping)" % why, pytrace=False)
-        pytest.skip("e2e: %s" % why)
+
+def pinned_client(name):
+    """Path to the pinned client `name` (installing it from npm if allowed), else skip/fail."""
+    import harness
 
     problem = harness.namespace_problem()
     if problem:
