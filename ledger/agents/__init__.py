@@ -14,3 +14,10 @@ def adapter(name):
     if name not in AGENTS:
         raise ValueError("unknown agent %r (expected one of %s)" % (name, ", ".join(AGENTS)))
     return importlib.import_module("ledger.agents." + name)
+
+
+def pretool_event(agent, payload):
+    """The pre-tool event, whatever the agent calls it: the same fields for all three."""
+    return {"kind": "pretool", "agent": agent, "session_id": payload.get("session_id"),
+            "tool_name": payload.get("tool_name"), "tool_input": payload.get("tool_input"),
+            "cwd": payload.get("cwd")}

@@ -7,6 +7,7 @@ optional, because older clients lack many of them.
 import os
 
 from ledger import render
+from ledger.agents import pretool_event
 
 AGENT = "claude"
 
@@ -34,9 +35,7 @@ def parse(payload):
             "subagent": subagent,
         }
     if event == "PreToolUse":
-        return {"kind": "pretool", "agent": AGENT, "session_id": payload.get("session_id"),
-                "tool_name": payload.get("tool_name"), "tool_input": payload.get("tool_input"),
-                "cwd": payload.get("cwd")}
+        return pretool_event(AGENT, payload)
     return {"kind": "ignore", "event": event}
 
 

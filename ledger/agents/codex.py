@@ -12,6 +12,7 @@ entry point prints only what stop_output and pretool_output return.
 """
 
 from ledger import render
+from ledger.agents import claude, pretool_event
 
 AGENT = "codex"
 
@@ -42,9 +43,7 @@ def parse(payload):
             "subagent": event == "SubagentStop",
         }
     if event == "PreToolUse":
-        return {"kind": "pretool", "agent": AGENT, "session_id": payload.get("session_id"),
-                "tool_name": payload.get("tool_name"), "tool_input": payload.get("tool_input"),
-                "cwd": payload.get("cwd")}
+        return pretool_event(AGENT, payload)
     return {"kind": "ignore", "event": event}
 
 
@@ -84,11 +83,5 @@ def stop_output(verdict):
     return None
 
 
-def pretool_output(reason):
-    return {
-        "hookSpecificOutput": {
-            "hookEventName": "PreToolUse",
-            "permissionDecision": "deny",
-            "permissionDecisionReason": reason,
-        }
-    }
+# Codex reads the same PreToolUse denial as Claude Code.
+pretool_output = claude.pretool_output

@@ -23,6 +23,7 @@ import os
 import re
 
 from ledger import render
+from ledger.agents import pretool_event
 
 AGENT = "gemini"
 
@@ -54,9 +55,7 @@ def parse(payload):
             "subagent": False,
         }
     if event == "BeforeTool":
-        return {"kind": "pretool", "agent": AGENT, "session_id": payload.get("session_id"),
-                "tool_name": payload.get("tool_name"), "tool_input": payload.get("tool_input"),
-                "cwd": payload.get("cwd")}
+        return pretool_event(AGENT, payload)
     return {"kind": "ignore", "event": event}
 
 
