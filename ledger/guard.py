@@ -6,6 +6,8 @@ three things: which sentences need evidence, what counts as evidence, and what t
 them instead of guessing again.
 """
 
+from ledger.detect import decide as decide_mod
+
 QUOTE_LEN = 160
 
 
@@ -31,7 +33,7 @@ def decide(report, config, blocks_so_far=0, related=None, ignored_evidence=()):
     """
     block_kinds = set(config.get("block_kinds", ("assertion",)))
     warn_kinds = set(config.get("warn_kinds", ("negated",))) - block_kinds
-    uncited = [c for c in report.claims if c.kind in block_kinds and not c.cited]
+    uncited = decide_mod.uncited(report, block_kinds)  # the rule `ledger check` applies too
     warned = [c for c in report.claims if c.kind in warn_kinds and not c.cited]
     lang = getattr(report, "lang", "en") or "en"
 
