@@ -76,8 +76,8 @@ def connect(path=None, create=True, readonly=False, _retry=True):
         conn.execute("PRAGMA busy_timeout = %d" % timeout)
         if readonly:
             return conn
-        if conn.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
-            _upgrade(conn)
+        if _locked_retry(lambda: conn.execute("PRAGMA user_version").fetchone()[0], timeout) < SCHEMA_VERSION:
+            _locked_retry(lambda: _upgrade(conn), timeout)
         conn.execute("PRAGMA synchronous = NORMAL")
     except sqlite3.DatabaseError as exc:
         conn.close()
@@ -148,6 +148,27 @@ def _ensure_file(path):
         # Create it ourselves so the mode is 0600 from the first byte; sqlite would use the umask.
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
         os.close(fd)
+
+
+def _locked_retry(step, timeout_ms):
+    """Run `step`, retrying while the file is locked.
+
+    SQLite's busy handler covers ordinary lock waits, but not every lock taken while a brand-new
+    file is switched to WAL and given its schema: parallel hooks racing to create the ledger
+    could get "database is locked" at once and lose their entry. Retry those, bounded by the
+    same busy timeout.
+    """
+    deadline = time.monotonic() + timeout_ms / 1000
+    delay = 0.005
+    while True:
+        try:
+            return step()
+        except sqlite3.OperationalError as exc:
+            text = str(exc)
+            if ("locked" not in text and "busy" not in text) or time.monotonic() >= deadline:
+                raise
+        time.sleep(delay)
+        delay = min(delay * 2, 0.1)
 
 
 def _upgrade(conn):
