@@ -197,8 +197,12 @@ def _explanation(r, lang, text, plain):
             continue
         # "Training diverged; the loss hit NaN at step 200" restates the symptom: after a
         # semicolon only a clause without failure words explains it.
-        if m.group(0).strip() == ";" and (failure_term(r, plain[m.end():]) or r.negated.search(head)
+        if m.group(0).strip() == ";" and (failure_term(r, plain[m.end():])
                                           or (r.negation_before and r.negation_before.search(head))):
+            continue
+        # "Not a memory leak: RSS is flat", "This isn't an NCCL issue — one node hangs too": what
+        # follows a ruled-out cause is the reason for ruling it out, not a diagnosis.
+        if r.negated.search(head):
             continue
         return m
     return None
