@@ -13,8 +13,8 @@ from ledger.cli import cli
 from ledger.detect import analyze, decision, load_rules
 from ledger.detect import rules as detect_rules
 
-# Not a claim for the packaged rules ("and" is no cue); a project cue for "clobbered" makes it one.
-MSG = "The sync job clobbered the checkpoint and resume failed."
+# Not a claim for the packaged rules ("and" is no cue); a project cue for "zapped" makes it one.
+MSG = "The sync job zapped the checkpoint and resume failed."
 
 
 def write(path, text):
@@ -37,7 +37,7 @@ def test_packaged_packs_load():
 
 def test_a_project_rule_adds_a_cue_that_changes_the_decision(tmp_path):
     proj = project_rule(tmp_path, "team.toml",
-                        "[pack]\nname = \"en\"\n[cues]\ncause_verb = ['\\bclobber(?:s|ed)\\b']\n")
+                        "[pack]\nname = \"en\"\n[cues]\ncause_verb = ['\\bzap(?:s|ped)\\b']\n")
     assert decision(analyze(MSG, rules=load_rules())) == "allow"
     assert decision(analyze(MSG, rules=load_rules(project_dir=proj))) == "block"
     # found from a sub-directory too (walking up)

@@ -120,7 +120,7 @@ def _heading_mode(r_for, text):
     r = r_for(sentences.lang_of(t))
     if r.unknown.search(t):
         return None  # "Root cause still unknown. What we know:" heads observations, not a claim
-    if r.confirmed.search(t):
+    if r.confirmed.search(t) or r.discovery.search(t):
         return "assertion"
     if r.hypothesis.search(t):
         return "hypothesis"
@@ -201,7 +201,14 @@ def analyze(message, evidence=None, rules=None):
         plain = _EMPH.sub(r"\2", u.text)
         masked, _ = sentences.mask_code(plain)
         prev = _EMPH.sub(r"\2", u.prev) if u.prev else None
-        v = _classify.classify(r, lang, masked, plain, prev, u.mode, u.mode_label, u.bare_ok)
+        mode, mode_label, bare_ok = u.mode, u.mode_label, u.bare_ok
+        if mode is None and idx and units[idx - 1].block >= u.block - 1:
+            # "Found it. The collate fn pads to the whole dataset." The sentence right after an
+            # announced finding (in its paragraph, or the next one) states that finding.
+            before = _EMPH.sub(r"\2", units[idx - 1].text).strip()
+            if rules.for_lang(sentences.lang_of(before)).discovery.search(before):
+                mode, mode_label, bare_ok = "assertion", before.rstrip(".!:。！："), True
+        v = _classify.classify(r, lang, masked, plain, prev, mode, mode_label, bare_ok)
         if v is None:
             continue
         claims.append((Claim(u.text.strip(), v.kind, sentence_index=idx, lang=lang, reason=v.reason), u.block))
