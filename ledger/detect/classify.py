@@ -133,7 +133,7 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
             cues.append(("result", m))
     # "Training is slow: the dataloader is the bottleneck": a failure stated, then a colon
     # and a clause that explains it.
-    if not cues:
+    if not cues and own_failure:
         m = _explanation(r, lang, text, plain)
         if m is not None:
             cues.append(("explanation", m))
@@ -151,6 +151,16 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
             best = v
         if best is not None and best.kind == ASSERTION:
             break
+    if best is None and not cues and mode is None and prev_plain and r.defect and not own_failure \
+            and r.defect.search(text) and _symptom(r, lang, prev_plain):
+        # "The second node hangs at init. NCCL_SOCKET_IFNAME points to docker0 on that host."
+        # A failure stated, then a sentence that names something set up wrong: the second
+        # explains the first.
+        if not (r.own_action and r.own_action.search(text)) and not r.rationale.search(text):
+            v = _by_mode(r, lang, text, ASSERTION, "the failure before it")
+            if v is not None and v.kind == ASSERTION:
+                best = Verdict(ASSERTION, "names a defect (%r) right after a failure (%r)" % (
+                    r.defect.search(text).group(0).strip()[-40:], failure_term(r, prev_plain)))
     if best is None and not cues and mode == ASSERTION and bare_ok:
         # "Root cause: the LR is too high. I lowered it to 1e-4." The fix that follows a
         # diagnosis is the agent's own action, not a second claim. The sentence that holds the
@@ -162,6 +172,16 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
         if len(text.split()) >= 3 or (lang != "en" and len(text) >= 8):
             best = Verdict(HYPOTHESIS, "labelled %r" % mode_label)
     return best
+
+
+def _symptom(r, lang, text):
+    """Does `text` state a failure plainly (not hedged, asked, negated, planned or done by us)?"""
+    if not failure_term(r, text):
+        return False
+    for lst in (r.hedge, r.question, r.conditional, r.instruction, r.unknown, r.negated, r.own_action):
+        if lst and lst.search(text):
+            return False
+    return True
 
 
 # A head that introduces a list ("Two issues to fix: ...") states no failure of its own.
@@ -228,7 +248,9 @@ def _judge(r, lang, text, clauses, pseudo, tier, m, failure, mode, mode_label):
         return None
     if tier == "connective" and _rationale(r, lang, text, clause, a, m):
         return None
-    if tier == "explanation" and (r.rationale.search(body) or r.evidence.search(body)):
+    if tier == "explanation" and (r.evidence.search(body) or (
+            # 「IFNAME が docker0 を指していました」: a part of the system with が did it, not the agent
+            r.rationale.search(body) and not (lang == "ja" and "が" in body))):
         return None
     h = r.hedge.search(clause)
     if h is None:

@@ -29,7 +29,7 @@ PATTERN_LISTS = {
         "cause_frame", "cause_verb", "connective", "failure", "not_failure", "hedge",
         "unknown", "negation_before", "negation_after", "negated", "pseudo_negation", "contrast", "clause_break",
         "question", "conditional", "instruction", "rationale", "anaphora",
-        "result", "explanation", "predicate", "own_action", "discovery",
+        "result", "explanation", "predicate", "own_action", "discovery", "defect",
     ),
     "headings": ("confirmed", "hypothesis", "assertion"),
     "labels": ("evidence",),
