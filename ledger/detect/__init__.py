@@ -118,8 +118,10 @@ def _heading_mode(r_for, text):
     if not t:
         return None
     r = r_for(sentences.lang_of(t))
-    if r.unknown.search(t):
-        return None  # "Root cause still unknown. What we know:" heads observations, not a claim
+    if r.unknown.search(t) or r.negated.search(t):
+        # "Root cause still unknown. What we know:" heads observations; "Ruled out so far",
+        # 「原因ではなかったもの」 head what is not the cause. Neither is a claim.
+        return None
     if r.confirmed.search(t) or r.discovery.search(t):
         return "assertion"
     if r.hypothesis.search(t):
@@ -184,9 +186,17 @@ def analyze(message, evidence=None, rules=None):
                 bare_ok = "label"
             b.label = lab.group(1).strip()
         if b.kind == "row":
+            if b.header is True:
+                continue  # "| Issue | Cause | Evidence |" names columns, it claims nothing
             lm = _heading_mode(rules.for_lang, text.split(" | ")[0])
             if lm == "hypothesis":
                 mode, label = lm, text.split(" | ")[0]
+            elif b.header and mode is None:
+                # A row of a table with a cause column ("| Symptom | Cause | Fix |") states a cause.
+                for cell in b.header:
+                    if _heading_mode(rules.for_lang, cell) == "assertion":
+                        mode, label, bare_ok = "assertion", cell, True
+                        break
         prev = None
         for a, e in sentences.split(text):
             s = text[a:e]

@@ -20,7 +20,7 @@ import re
 
 ASSERTION, HYPOTHESIS, NEGATED = "assertion", "hypothesis", "negated"
 # A negated frame in a sentence like these rules a cause out even without failure words.
-_NAMES_CAUSE = re.compile(r"原因|要因|犯人|元凶|真因|cause|culprit|blame|reason|responsible|"
+_NAMES_CAUSE = re.compile(r"原因|要因|犯人|元凶|真因|せい|所為|cause|culprit|blame|reason|responsible|"
                           r"ruled?\s+out|rules\s+out|red\s+herring|\bnot\s+why\b|n't\s+why\b|関係(?:ありません|ない|なかった)|無関係|排除|除外|候補から|容疑から", re.I)
 _RANK = {ASSERTION: 3, NEGATED: 2, HYPOTHESIS: 1}
 _REASON_END = re.compile(r"(?:ため|から|ので)(?:です|でした|だ|だった)$")
@@ -48,12 +48,14 @@ def failure_term(r, text):
         return None
     found = _failure(r, text)
     if found is None and not text.isascii():
-        found = _failure(r, text.translate(_CJK_TO_SPACE))
+        # Same offsets (one character for one), so the phrases masked in the original still
+        # mask: 「OOM を避けるため」 keeps its OOM out.
+        found = _failure(r, text.translate(_CJK_TO_SPACE), text)
     return found
 
 
-def _failure(r, text):
-    masks = _spans(r.not_failure.finditer(text)) if r.not_failure else []
+def _failure(r, text, mask_text=None):
+    masks = _spans(r.not_failure.finditer(mask_text or text)) if r.not_failure else []
     for m in r.failure.finditer(text):
         if _outside(m, masks):
             return m.group(0)
@@ -116,8 +118,10 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
         # 「...からです」「...ためです」 gives a reason; it is a diagnosis only when a failure is
         # in this sentence or the one before (「落ちました。メモリ不足のためです。」), not for a
         # choice (「bf16 を使っています。指数範囲が同じだからです。」).
-        if _REASON_END.match(m.group(0)) and "は" not in text[:m.start()] \
-                and not (failure or (prev_plain and failure_term(r, prev_plain))):
+        if _REASON_END.match(m.group(0)) and (
+                ("は" not in text[:m.start()] and not (failure or (prev_plain and failure_term(r, prev_plain))))
+                # 「warmup を 2000 にしたのは〜ためです」: the reason for the agent's own choice
+                or r.rationale.search(text[:m.start()])):
             continue
         cues.append(("frame", m))
     if failure:

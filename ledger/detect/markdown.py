@@ -19,7 +19,7 @@ _LABEL_LINE = re.compile(r"^\s*([^\s:：|`][^:：|`]{0,48}?)\s*[:：]\s*$")
 
 
 class Block:
-    __slots__ = ("kind", "text", "level", "line", "codes", "label")
+    __slots__ = ("kind", "text", "level", "line", "codes", "label", "header")
 
     def __init__(self, kind, text, line, level=0, codes=None):
         self.kind = kind      # heading | para | item | row | fence | quote | hr
@@ -28,6 +28,7 @@ class Block:
         self.level = level    # heading level (1-6; 7 for a bold/label line; 0 otherwise)
         self.codes = codes or []  # fences nested in a list item, as text
         self.label = None
+        self.header = None    # a table row: the header row's cells; a header row itself: True
 
     def __repr__(self):
         return "Block(%s, %r)" % (self.kind, self.text[:40])
@@ -67,10 +68,16 @@ def parse(message):
             blocks.append(Block("quote", "\n".join(body), start))
             continue
         if _TABLE.match(line) and (i + 1 < n and (_TABLE_SEP.match(lines[i + 1]) or _TABLE.match(lines[i + 1]))):
+            header = None
             while i < n and _TABLE.match(lines[i]):
                 if not _TABLE_SEP.match(lines[i]):
                     cells = [c.strip() for c in lines[i].strip().strip("|").split("|")]
-                    blocks.append(Block("row", " | ".join(c for c in cells if c), i))
+                    row = Block("row", " | ".join(c for c in cells if c), i)
+                    if header is None and i + 1 < n and _TABLE_SEP.match(lines[i + 1]):
+                        header, row.header = cells, True
+                    else:
+                        row.header = header
+                    blocks.append(row)
                 i += 1
             continue
         m = _ITEM.match(line)
