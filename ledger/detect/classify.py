@@ -23,6 +23,8 @@ ASSERTION, HYPOTHESIS, NEGATED = "assertion", "hypothesis", "negated"
 _NAMES_CAUSE = re.compile(r"原因|要因|犯人|元凶|真因|せい|所為|cause|culprit|blame|reason|responsible|"
                           r"ruled?\s+out|rules\s+out|red\s+herring|\bnot\s+why\b|n't\s+why\b|関係(?:ありません|ない|なかった)|無関係|排除|除外|候補から|容疑から", re.I)
 _RANK = {ASSERTION: 3, NEGATED: 2, HYPOTHESIS: 1}
+# "Single-GPU eval never had this problem": a failure word under a negation is no new failure.
+_ANY_NEG = re.compile(r"\b(?:not|never|no)\b|n't\b|ない|ません|なかった|なし", re.I)
 _REASON_END = re.compile(r"(?:ため|から|ので)(?:です|でした|だ|だった)$")
 
 
@@ -155,7 +157,8 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
             best = v
         if best is not None and best.kind == ASSERTION:
             break
-    if best is None and not cues and mode is None and prev_plain and r.defect and not own_failure \
+    if best is None and not cues and mode is None and prev_plain and r.defect \
+            and not (own_failure and _ANY_NEG.search(text)) \
             and r.defect.search(text) and _symptom(r, lang, prev_plain):
         # "The second node hangs at init. NCCL_SOCKET_IFNAME points to docker0 on that host."
         # A failure stated, then a sentence that names something set up wrong: the second

@@ -153,12 +153,11 @@ class LangRules:
         flags = re.IGNORECASE
         if any(p.data.get("pack", {}).get("case_sensitive") for p in packs):
             flags = 0
-        merged = {}
+        # Every list exists even when no pack of this language loaded, so a broken pack
+        # leaves empty lists behind, not missing attributes.
+        merged = {key: [] for keys in PATTERN_LISTS.values() for key in keys}
         scalars = dict(DEFAULTS)
         for p in packs:
-            for sec, keys in PATTERN_LISTS.items():
-                for key in keys:
-                    merged.setdefault(key, [])
             for sec, keys in PATTERN_LISTS.items():
                 for key in keys:
                     for pat in p.data.get(sec, {}).get(key, []):
