@@ -16,6 +16,9 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CORPUS = os.path.join(ROOT, "tests", "corpus")
+# Real assistant messages from public Claude Code transcripts, read where they lie (never copied
+# into this repo); tests/corpus/real_labels.tsv holds only their keys and our labels.
+REAL = os.path.join(os.path.dirname(ROOT), "shared", "fixtures", "real")
 sys.path.insert(0, ROOT)
 
 from ledger.detect import Evidence, analyze, decision, load_rules  # noqa: E402
@@ -67,6 +70,49 @@ def load_corpus(path):
             continue
         i += 1
     return items
+
+
+def real_messages(base=REAL):
+    """[(key, text)]: every assistant text block over 40 characters in the real transcripts, and
+    every Stop payload's `last_assistant_message`. A key is `path|uuid|sha1[:12]` (the payload's
+    index stands in for the uuid), so a label is tied to the exact text it was given for."""
+    import glob
+    import hashlib
+
+    found = []
+    base = base.rstrip("/") + "/"
+    for f in sorted(glob.glob(base + "transcripts/**/*", recursive=True)):
+        if not os.path.isfile(f) or f.endswith(".md"):
+            continue
+        with open(f, encoding="utf-8") as fh:
+            lines = json.load(fh) if f.endswith(".json") else [json.loads(x) for x in fh if x.strip()]
+        for d in lines:
+            if not isinstance(d, dict) or d.get("type") != "assistant":
+                continue
+            content = (d.get("message") or {}).get("content")
+            for b in content if isinstance(content, list) else ():
+                if isinstance(b, dict) and b.get("type") == "text" and len(b.get("text", "")) > 40:
+                    found.append((f[len(base):], d.get("uuid"), b["text"]))
+    for f in sorted(glob.glob(base + "hook-payloads/*/*stop.json")):
+        with open(f, encoding="utf-8") as fh:
+            for i, d in enumerate(json.load(fh)):
+                t = d.get("last_assistant_message") if isinstance(d, dict) else None
+                if t and len(t) > 40:
+                    found.append((f[len(base):], "stop#%d" % i, t))
+    return [("%s|%s|%s" % (rel, u, hashlib.sha1(t.encode()).hexdigest()[:12]), t) for rel, u, t in found]
+
+
+def load_real(base=REAL, labels=os.path.join(CORPUS, "real_labels.tsv")):
+    """Items for the real messages that have a label; [] when the fixtures are not there."""
+    if not os.path.isdir(base):
+        return []
+    marks = {}
+    with open(labels, encoding="utf-8") as f:
+        for line in f:
+            parts = line.rstrip("\n").split("\t")
+            if len(parts) >= 2 and not line.startswith("#"):
+                marks[parts[0]] = parts[1]
+    return [Item(LABELS[marks[k]], text, [], k) for k, text in real_messages(base) if k in marks]
 
 
 def corpus_files(blind=False, splits=None):
@@ -148,6 +194,11 @@ def run(rules=None, blind=False, splits=None):
         items = load_corpus(path)
         rows, wrong = evaluate(items, rules)
         results[(lang, split)] = (summary(rows), wrong, len(items))
+    if (blind and splits is None) or (splits and "real" in splits):
+        items = load_real()
+        if items:
+            rows, wrong = evaluate(items, rules)
+            results[("en", "real")] = (summary(rows), wrong, len(items))
     return results
 
 
@@ -191,7 +242,7 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--errors", action="store_true", help="print every item the detector gets wrong")
     p.add_argument("--json", action="store_true")
-    p.add_argument("--split", choices=("dev", "heldout", "fresh", "blind", "blind2", "blind3", "blind4"),
+    p.add_argument("--split", choices=("dev", "heldout", "fresh", "blind", "blind2", "blind3", "blind4", "real"),
                    help="only this split's errors (a split outside the default report is added to it)")
     args = p.parse_args(argv)
     results = run(blind=True)

@@ -28,6 +28,13 @@ FLOORS = {
     # the tuned level; its honest first-run figures are in tests/corpus/README.md.
     ("en", "blind"): (0.92, 0.0),
     ("ja", "blind"): (0.90, 0.0),
+    # Tuned after their first runs too (first-run figures in tests/corpus/README.md).
+    ("en", "blind2"): (0.85, 0.0),
+    ("ja", "blind2"): (0.90, 0.0),
+    ("en", "blind3"): (0.90, 0.0),
+    ("ja", "blind3"): (0.95, 0.0),
+    ("en", "blind4"): (0.70, 0.0),
+    ("ja", "blind4"): (0.90, 0.0),
 }
 
 
@@ -73,3 +80,22 @@ def test_corpus_parser_reads_blocks_and_evidence(tmp_path):
     ev = items[1].evidence[0]
     assert (ev.id, ev.input_text, ev.output) == ("E1", "cmd one\nheredoc line", "output line")
     assert items[1].text == "The message (E1)."
+
+
+def test_every_blind_split_cites_and_traps_hold(results):
+    """Cited assertions pass and negated causes are not blocked, on every blind split."""
+    for (lang, split), (s, wrong, _) in results.items():
+        if split.startswith("blind"):
+            assert s["cited_allowed"] == 1.0, (lang, split)
+            assert s["negated_blocked"] <= 0.1, (lang, split, [w.where for w, _ in wrong])
+
+
+@pytest.mark.skipif(not os.path.isdir(report.REAL), reason="../shared/fixtures/real is not beside the repo")
+def test_real_agent_messages():
+    """Real assistant messages from public transcripts, labelled by someone who had not read the
+    detector: nothing that is not a diagnosis is blocked, and most diagnoses are found."""
+    got = report.run(splits=("real",))
+    s, wrong, n = got[("en", "real")]
+    assert n >= 240  # every labelled message was found again under its key
+    assert s["false_block"] == 0.0, [w.where for w, _ in wrong]
+    assert s["recall"] >= 0.7, [w.where for w, _ in wrong]
