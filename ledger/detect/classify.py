@@ -195,6 +195,14 @@ def _symptom(r, lang, text):
 _LIST_INTRO = re.compile(r"\b(?:to\s+\w+|following|below|remaining|left|include|includes|are|were|these)\s*$", re.I)
 _PAST_END = re.compile(r"(?:\w{3}ed|hung|broke|froze|died|timed\s+out|blew\s+up)\s*$", re.I)
 _SUBJECT = re.compile(r"\s*(?:the|this|that|our|my|its?|every|each)\b", re.I)
+# "The 4-bit model outputs gibberish": a subject, then a verb in -s, then more.
+_SUBJECT_VERB = re.compile(r"^\s*(?:the|this|that|our|my|its|a|an)\s+(?:[\w.-]+\s+){0,4}?[a-z]{3,}s\s+\w", re.I)
+_FAILURE_NOUN = re.compile(r"\b(?:timeouts?|crash(?:es)?|OOMs?|hangs?|slowdowns?|NaNs?|deadlocks?|leaks?|"
+                           r"segfaults?|spikes?|regressions?|failures?|errors?|stalls?|restarts?|5\d\ds)\b", re.I)
+_LABEL_HEAD = re.compile(r"\b(?:known|open|remaining|other|following|some|several|two|three|four|few|"
+                         r"list|summary|possible|potential|recent|new|old)\b", re.I)
+_GENERIC_WHEN = re.compile(r"\b(?:when(?:ever)?|if|in\s+case|unless|until)\s", re.I)
+_NOMINAL_CAUSE = re.compile(r"\s*(?:(?:a|an|the|our|its)\s+\w|x{3,}|`)", re.I)
 _VERB_END = re.compile(r"(?:\w(?:s|ed)|hung|broke|froze|died|out|up)\s*$", re.I)
 
 
@@ -213,14 +221,23 @@ def _explanation(r, lang, text, plain):
             # "Eval crashed", "It hangs", "The loss spikes": a verb. "Missing scripts", "Known
             # issues": a label over a list.
             verbal = r.predicate.search(head) or _PAST_END.search(head) or (
-                _VERB_END.search(head) and _SUBJECT.match(head))
+                _VERB_END.search(head) and _SUBJECT.match(head)) or _SUBJECT_VERB.match(head) or (
+                # "CI timeouts on the Windows runners: the suite spawns ...": a failure named, no verb
+                m.group(0).strip() != ";" and _FAILURE_NOUN.search(head) and not _LABEL_HEAD.search(head))
         else:
             if not 3 <= len(head.strip()) <= 40:
                 continue
             verbal = r.predicate.search(head)
         if not verbal or not failure_term(r, head):
             continue
-        if len(tail.split()) < (3 if lang == "en" else 1) or not r.predicate.search(tail):
+        if lang == "en" and _GENERIC_WHEN.search(head):
+            continue  # "The trainer resumes when a node fails: slurm requeues it" describes a mechanism
+        if len(tail.split()) < (3 if lang == "en" else 1):
+            continue
+        # The explanation is a clause, or (after a colon or dash) a noun phrase that names the
+        # cause: "— a memory leak in the Redis client pool", "— `pin_memory=False` in the config".
+        if not r.predicate.search(tail) and not (
+                lang == "en" and m.group(0).strip() != ";" and _NOMINAL_CAUSE.match(tail)):
             continue
         # "Training diverged; the loss hit NaN at step 200" restates the symptom: after a
         # semicolon only a clause without failure words explains it.
