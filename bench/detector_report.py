@@ -120,7 +120,7 @@ def corpus_files(blind=False, splits=None):
     `blind` every blind split too."""
     out = {}
     if splits is None:
-        splits = ("dev", "heldout", "fresh") + (("blind", "blind2") if blind else ())
+        splits = ("dev", "heldout", "fresh") + ((r"blind\d*",) if blind else ())
     for n in sorted(os.listdir(CORPUS)):
         m = re.match(r"^(en|ja)_(%s)\.txt$" % "|".join(splits), n)
         if m:
