@@ -22,6 +22,7 @@ import re
 import tomllib
 
 from .. import paths
+from .. import recache
 
 # Lists of patterns, by section. Anything else in a pack is a scalar or an error.
 PATTERN_LISTS = {
@@ -41,7 +42,7 @@ SCALARS = {
 }
 DEFAULTS = {"min_quote_chars": 10, "min_single_token_chars": 16}
 
-_NEEDS_REGEX = re.compile(r"\\[pPX]|\[\[:|\(\?[a-z]*V[01]")
+_NEEDS_REGEX = recache.compile(r"\\[pPX]|\[\[:|\(\?[a-z]*V[01]")
 
 
 class RuleError(Exception):
@@ -82,7 +83,7 @@ class Matcher:
         self._ready = True
         if self.patterns and not any(_NEEDS_REGEX.search(p) for p in self.patterns):
             try:
-                self._one = re.compile("|".join("(?:%s)" % p for p in self.patterns), self.flags)
+                self._one = recache.compile("|".join("(?:%s)" % p for p in self.patterns), self.flags)
                 return
             except re.error:
                 pass  # one bad or unjoinable pattern: fall back to the list, without it
