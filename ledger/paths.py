@@ -26,7 +26,7 @@ def cache_home():
 
 
 def cache_dir():
-    """Per-user cache (compiled regexes, see recache.py): safe to delete at any time."""
+    """Per-user cache (compiled regexes and parsed rule packs, see diskcache.py): safe to delete at any time."""
     return os.path.join(cache_home(), APP)
 
 

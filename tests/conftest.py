@@ -11,7 +11,7 @@ import tempfile
 import pytest
 
 # The detector compiles its patterns at import, while tests are collected, through the regex
-# cache (ledger/recache.py): give the run a cache of its own, never the user's.
+# cache (ledger/diskcache.py): give the run a cache of its own, never the user's.
 os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="ledger-tests-cache-")
 
 from hookrun import REPO, SHARED_FIXTURES, fixture_path, hook_env, payload, rows, run_hook  # noqa: F401
@@ -26,7 +26,7 @@ def isolated_env(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.setenv("LEDGER_DB", str(tmp_path / "ledger" / "ledger.db"))
-    for name in ("LEDGER_MAX_OUTPUT", "LEDGER_DISABLE", "LEDGER_RE_CACHE", "CLAUDE_PROJECT_DIR", "NO_COLOR"):
+    for name in ("LEDGER_MAX_OUTPUT", "LEDGER_DISABLE", "LEDGER_CACHE", "CLAUDE_PROJECT_DIR", "NO_COLOR"):
         monkeypatch.delenv(name, raising=False)
     return tmp_path
 

@@ -163,7 +163,7 @@ def test_the_stop_path_compiles_joined_lists_not_each_pattern(monkeypatch):
     # calls re.compile on a miss, so both are counted).
     import re
 
-    from ledger import recache
+    from ledger import diskcache
 
     calls = []
 
@@ -174,10 +174,10 @@ def test_the_stop_path_compiles_joined_lists_not_each_pattern(monkeypatch):
         return compile
 
     monkeypatch.setattr(detect_rules, "_CACHE", {})
-    monkeypatch.setattr(recache, "compile", counting(recache.compile))
+    monkeypatch.setattr(diskcache, "compile", counting(diskcache.compile))
     monkeypatch.setattr(re, "compile", counting(re.compile))
-    monkeypatch.setattr(recache, "_new", {})
-    monkeypatch.setattr(recache, "_loaded", {})
+    monkeypatch.setattr(diskcache, "_new", {})
+    monkeypatch.setattr(diskcache, "_loaded", {})
     r = load_rules()
     assert calls == []
     analyze("The job crashed because the disk was full. 学習が落ちたのはメモリ不足のためです。", rules=r)

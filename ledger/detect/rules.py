@@ -19,10 +19,9 @@ hook. It is skipped and its error is kept in `Rules.errors`, which `ledger rules
 
 import os
 import re
-import tomllib
 
 from .. import paths
-from .. import recache
+from .. import diskcache
 
 # Lists of patterns, by section. Anything else in a pack is a scalar or an error.
 PATTERN_LISTS = {
@@ -42,7 +41,7 @@ SCALARS = {
 }
 DEFAULTS = {"min_quote_chars": 10, "min_single_token_chars": 16}
 
-_NEEDS_REGEX = recache.compile(r"\\[pPX]|\[\[:|\(\?[a-z]*V[01]")
+_NEEDS_REGEX = diskcache.compile(r"\\[pPX]|\[\[:|\(\?[a-z]*V[01]")
 
 
 class RuleError(Exception):
@@ -83,7 +82,7 @@ class Matcher:
         self._ready = True
         if self.patterns and not any(_NEEDS_REGEX.search(p) for p in self.patterns):
             try:
-                self._one = recache.compile("|".join("(?:%s)" % p for p in self.patterns), self.flags)
+                self._one = diskcache.compile("|".join("(?:%s)" % p for p in self.patterns), self.flags)
                 return
             except re.error:
                 pass  # one bad or unjoinable pattern: fall back to the list, without it
@@ -280,10 +279,16 @@ def _check_lists(path, label, sec, value, check_patterns):
 def read_file(path, check_patterns=True):
     try:
         with open(path, "rb") as f:
-            data = tomllib.load(f)
+            raw = f.read()
     except OSError as e:
         raise RuleError(path, "", f"cannot read: {e}")
-    except tomllib.TOMLDecodeError as e:
+    try:
+        data = diskcache.toml(raw)  # parsed once per file content, not once per Stop
+    except ValueError as e:
+        import tomllib
+
+        if not isinstance(e, tomllib.TOMLDecodeError):
+            raise
         raise RuleError(path, "", f"invalid TOML: {e}")
     check_data(path, data, check_patterns)
     return data

@@ -87,9 +87,9 @@ def dispatch(agent, data):
 
         emit(stop.handle(event, adapter))
         # After the verdict is out: only a first Stop, or the first after a rule edit, writes.
-        from ledger import recache
+        from ledger import diskcache
 
-        recache.save()
+        diskcache.save()
     elif kind == "pretool":
         from ledger.hooks import protect
 

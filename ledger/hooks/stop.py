@@ -10,7 +10,7 @@ import os
 import re
 
 from ledger import config as config_mod
-from ledger import faults, guard, recache, store, verify
+from ledger import diskcache, faults, guard, store, verify
 from ledger.hooks import note
 
 
@@ -172,7 +172,7 @@ def _summary(row, claim_text=""):
 # Words that make a line worth showing even when it shares no term with the claim.
 _ALARM = ("nan", "inf", "error", "exception", "traceback", "killed", "oom", "out of memory",
           "fail", "timeout", "timed out", "fatal", "panic", "segmentation", "abort", "エラー", "失敗")
-_ALARM_RE = recache.compile("|".join(map(re.escape, _ALARM)))
+_ALARM_RE = diskcache.compile("|".join(map(re.escape, _ALARM)))
 
 
 def best_line(output, claim_text, scan=2000):
@@ -221,7 +221,7 @@ def _words(text):
     return {w.strip(".") for w in _WORD.findall(text.lower())}
 
 
-_WORD = recache.compile(r"[\w.]+")
+_WORD = diskcache.compile(r"[\w.]+")
 
 
 def _record(conn, event, session_id, verdict, report, blocks, config, message, error=None):

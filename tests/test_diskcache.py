@@ -1,4 +1,4 @@
-"""The on-disk cache of compiled regexes (ledger/recache.py): same patterns, or plain re.compile.
+"""The Stop hook's disk cache (ledger/diskcache.py): the same regexes and parsed rule packs, or none.
 
 Pattern equality compares the compiled program, so `cached == re.compile(...)` says the cache
 gave back exactly the code `re` would have built; the match checks say the same in behaviour.
@@ -14,7 +14,7 @@ import stat
 import pytest
 
 from hookrun import REPO, run_hook
-from ledger import recache, store
+from ledger import diskcache, store
 from ledger.detect import load_rules
 from ledger.detect import rules as detect_rules
 
@@ -33,13 +33,13 @@ SIMPLE = [
 def cache(tmp_path, monkeypatch):
     """A fresh, empty cache in this test's folder; the process's own cache is restored after."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    monkeypatch.delenv("LEDGER_RE_CACHE", raising=False)
-    saved = (recache._loaded, recache._new, set(recache._used))
-    recache._reset()
-    yield recache
-    recache._loaded, recache._new = saved[0], saved[1]
-    recache._used.clear()
-    recache._used.update(saved[2])
+    monkeypatch.delenv("LEDGER_CACHE", raising=False)
+    saved = (diskcache._loaded, diskcache._new, set(diskcache._used))
+    diskcache._reset()
+    yield diskcache
+    diskcache._loaded, diskcache._new = saved[0], saved[1]
+    diskcache._used.clear()
+    diskcache._used.update(saved[2])
 
 
 def _rule_patterns():
@@ -73,8 +73,8 @@ def _hit_only(monkeypatch):
     def refuse(*a, **k):
         raise AssertionError("compiled from source: the cache missed")
 
-    monkeypatch.setattr(recache, "_arguments", refuse)
-    monkeypatch.setattr(recache.re, "compile", refuse)
+    monkeypatch.setattr(diskcache, "_arguments", refuse)
+    monkeypatch.setattr(diskcache.re, "compile", refuse)
 
 
 def test_a_miss_compiles_saves_and_the_next_process_hits(cache, monkeypatch, tmp_path):
@@ -133,7 +133,7 @@ def _write_raw(cache, data):
 
 def _valid_file(cache, version=None, entries=None):
     if entries is None:
-        entries = {(p, int(f)): recache._arguments(p, int(f)) for p, f in SIMPLE}
+        entries = {("re", p, int(f)): diskcache._arguments(p, int(f)) for p, f in SIMPLE}
     body = marshal.dumps((version or cache.version_key(), entries))
     return cache.FORMAT + cache._digest(body) + body
 
@@ -152,7 +152,7 @@ def _works_and_repairs(cache):
     lambda good: good[:-7],                                   # cut short
     lambda good: good[:-1] + bytes([good[-1] ^ 0xFF]),        # one byte of the body flipped
     lambda good: good[:30] + bytes([good[30] ^ 0xFF]) + good[31:],  # the digest damaged
-    lambda good: b"evidence-ledger re cache 0\n" + good[len(recache.FORMAT):],  # other format
+    lambda good: b"evidence-ledger cache 0\n" + good[len(diskcache.FORMAT):],  # other format
 ])
 def test_a_corrupt_file_is_ignored_and_replaced(cache, damage):
     _write_raw(cache, damage(_valid_file(cache)))
@@ -169,11 +169,11 @@ def test_a_file_from_another_python_is_ignored(cache):
 def test_a_program_the_engine_rejects_falls_back_to_re_compile(cache):
     # A well-formed file (right digest and version) whose program is garbage: _sre refuses it.
     pattern, flags = SIMPLE[0]
-    bad = {(pattern, flags): (int(flags | re.UNICODE), [1, 2, 3, 4, 5], 2, {"word": 1}, (None, "word", None))}
+    bad = {("re", pattern, flags): (int(flags | re.UNICODE), [1, 2, 3, 4, 5], 2, {"word": 1}, (None, "word", None))}
     _write_raw(cache, _valid_file(cache, entries=bad))
-    assert (pattern, flags) in cache._entries()
+    assert ("re", pattern, flags) in cache._entries()
     assert cache.compile(pattern, flags) == re.compile(pattern, flags)
-    assert (pattern, flags) in cache._new  # replaced at the next save
+    assert ("re", pattern, flags) in cache._new  # replaced at the next save
 
 
 def test_a_file_others_could_write_is_ignored(cache):
@@ -187,7 +187,7 @@ def test_a_file_others_could_write_is_ignored(cache):
 
 def test_a_file_of_another_user_is_ignored(cache, monkeypatch):
     _write_raw(cache, _valid_file(cache))
-    monkeypatch.setattr(recache.os, "geteuid", lambda: os.geteuid() + 1)
+    monkeypatch.setattr(diskcache.os, "geteuid", lambda: os.geteuid() + 1)
     assert cache._entries() == {}
     assert cache.compile(*SIMPLE[0]) == re.compile(*SIMPLE[0])
     assert cache.save() is False  # the folder is not "ours" either: nothing written
@@ -217,7 +217,7 @@ def test_a_relative_cache_home_is_not_used(cache, monkeypatch):
 
 
 def test_turned_off_it_is_plain_re_compile(cache, monkeypatch):
-    monkeypatch.setenv("LEDGER_RE_CACHE", "off")
+    monkeypatch.setenv("LEDGER_CACHE", "off")
     assert cache.compile(*SIMPLE[0]) == re.compile(*SIMPLE[0])
     assert cache._new == {} and cache.save() is False
     assert not os.path.exists(cache.cache_file())
@@ -228,7 +228,7 @@ def test_errors_and_uncacheable_input_behave_like_re(cache):
         cache.compile(r"(unclosed")
     assert cache.compile(rb"\d+") == re.compile(rb"\d+")  # bytes: not cached, still compiled
     assert cache.compile(r"\d+", re.ASCII) == re.compile(r"\d+", re.ASCII)
-    assert all(isinstance(k[0], str) for k in cache._new)
+    assert all(isinstance(k[1], str) for k in cache._new)
 
 
 def test_a_matcher_with_a_bad_pattern_still_falls_back_to_the_list(cache):
@@ -237,7 +237,7 @@ def test_a_matcher_with_a_bad_pattern_still_falls_back_to_the_list(cache):
 
 
 def test_stale_entries_are_dropped_past_the_limit(cache, monkeypatch):
-    monkeypatch.setattr(recache, "MAX_ENTRIES", 3)
+    monkeypatch.setattr(diskcache, "MAX_ENTRIES", 3)
     for p, f in SIMPLE:
         cache.compile(p, f)
     cache.save()
@@ -246,7 +246,7 @@ def test_stale_entries_are_dropped_past_the_limit(cache, monkeypatch):
     cache.compile(r"new\d", 0)
     cache.save()
     cache._reset()
-    assert set(cache._entries()) == {SIMPLE[0], (r"new\d", 0)}
+    assert set(cache._entries()) == {("re",) + SIMPLE[0], ("re", r"new\d", 0)}
 
 
 def _stop_payload(session, prompt):
@@ -265,12 +265,12 @@ def test_the_stop_hook_judges_alike_cold_warm_and_without_the_cache(db_path, tmp
     cache_home = str(tmp_path / "hook-cache")
     outputs = []
     for n, env in enumerate([{"XDG_CACHE_HOME": cache_home}, {"XDG_CACHE_HOME": cache_home},
-                             {"LEDGER_RE_CACHE": "off"}]):
+                             {"LEDGER_CACHE": "off"}]):
         result = run_hook(_stop_payload("s1", "p%d" % n), env=env)
         assert result.returncode == 0 and result.stderr == b"", result.stderr
         outputs.append(json.loads(result.stdout))
         if n == 0:
-            written = glob.glob(os.path.join(cache_home, "evidence-ledger", "re-*.cache"))
+            written = glob.glob(os.path.join(cache_home, "evidence-ledger", "stop-*.cache"))
             assert len(written) == 1
             before = os.stat(written[0]).st_mtime_ns
     assert outputs[0]["decision"] == "block" and "eval OOM" in outputs[0]["reason"]
@@ -286,7 +286,76 @@ def test_load_rules_output_does_not_depend_on_the_cache(cache, monkeypatch):
     cache.save()
     cache._reset()
     warm = analyze(msg, rules=detect_rules.build(detect_rules.rule_files())).to_dict()
-    monkeypatch.setenv("LEDGER_RE_CACHE", "off")
+    monkeypatch.setenv("LEDGER_CACHE", "off")
     off = analyze(msg, rules=detect_rules.build(detect_rules.rule_files())).to_dict()
     assert cold == warm == off and cold["claims"]
     assert load_rules() is not None
+
+
+# Parsed TOML ---------------------------------------------------------------------------------
+
+def test_parsed_rule_packs_come_back_equal_and_without_tomllib(cache, monkeypatch):
+    import tomllib
+
+    files = [path for _, path in detect_rules.rule_files()]
+    assert files
+    raws = []
+    for path in files:
+        with open(path, "rb") as f:
+            raws.append(f.read())
+    expected = [tomllib.loads(raw.decode()) for raw in raws]
+    assert [cache.toml(raw) for raw in raws] == expected
+    assert cache.save()
+    cache._reset()
+    monkeypatch.setattr(diskcache, "_parse_toml", lambda data: pytest.fail("parsed again"))
+    first = [cache.toml(raw) for raw in raws]
+    assert first == expected
+    first[0]["pack"]["name"] = "edited by the caller"
+    assert cache.toml(raws[0]) == expected[0]  # every call gets its own copy
+
+
+def test_a_changed_file_is_parsed_again(cache):
+    a = b'[pack]\nname = "en"\n[cues]\nhedge = ["\\\\bmaybe\\\\b"]\n'
+    b = a.replace(b"maybe", b"perhaps")
+    assert cache.toml(a)["cues"]["hedge"] == ["\\bmaybe\\b"]
+    cache.save()
+    cache._reset()
+    assert cache.toml(b)["cues"]["hedge"] == ["\\bperhaps\\b"]
+    assert ("toml", b) in cache._new
+
+
+def test_toml_errors_are_tomllibs(cache):
+    import tomllib
+
+    with pytest.raises(tomllib.TOMLDecodeError):
+        cache.toml(b"[pack\nname = 1")
+    with pytest.raises(UnicodeDecodeError):
+        cache.toml(b'name = "\xff"')
+    assert cache._new == {}
+
+
+def test_a_toml_date_is_parsed_every_time(cache):
+    parsed = cache.toml(b"when = 2024-01-02T03:04:05Z\n")
+    assert parsed["when"].year == 2024
+    assert cache._new == {}  # marshal cannot hold a datetime
+
+
+def test_a_broken_rule_file_is_still_reported(cache, tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_bytes(b"[pack\n")
+    with pytest.raises(detect_rules.RuleError, match="invalid TOML"):
+        detect_rules.read_file(str(bad))
+    bad.write_bytes(b'[pack]\nname = "x"\nlang = "en"\n')
+    assert detect_rules.read_file(str(bad))["pack"]["name"] == "x"
+
+
+def test_rule_loading_on_a_warm_cache_does_not_import_tomllib(tmp_path):
+    import subprocess
+    import sys
+
+    code = ("import sys; from ledger.detect import rules; from ledger import diskcache; "
+            "rules.build(rules.rule_files()); diskcache.save(); print('tomllib' in sys.modules)")
+    env = dict(os.environ, PYTHONPATH=REPO, XDG_CACHE_HOME=str(tmp_path / "c"))
+    runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                           cwd=str(tmp_path), check=True).stdout.strip() for _ in range(2)]
+    assert runs == ["True", "False"]

@@ -1,21 +1,23 @@
-"""Compiled regular expressions kept on disk, so a fresh Stop process does not compile them again.
+"""What the Stop hook derives from its own code and rule packs, kept on disk between processes.
 
-`re.compile` parses a pattern and builds the program `_sre` runs. For the detector's joined rule
-lists and its Unicode character classes that costs some 50 ms in every Stop process, every time
-with the same result. This module keeps those programs in one file per interpreter:
+Every Stop is a fresh process, and compiling the detector's regexes (the joined rule lists,
+the Unicode character classes) cost ~45 ms of it, parsing the TOML rule packs ~6 ms more,
+every time with the same result. This module keeps both in one file per interpreter:
 
     compile(pattern, flags)  # re.compile(pattern, flags), from the cache when it holds it
-    save()                   # write what this process compiled anew (the Stop hook calls it)
+    toml(data)               # tomllib.loads(data) for the bytes of a file, likewise
+    save()                   # write what this process derived anew (the Stop hook calls it)
 
-Only a program proven identical is stored: on a miss the pattern is compiled by `re.compile`
-(the object returned), and again through the steps `re._compiler.compile` takes, keeping their
-arguments to `_sre.compile`; the two patterns must compare equal (Pattern equality compares
-the compiled code). A hit rebuilds the pattern with `_sre.compile`, which validates the code.
+Only a regex program proven identical is stored: on a miss the pattern is compiled by
+`re.compile` (the object returned), and again through the steps `re._compiler.compile` takes,
+keeping their arguments to `_sre.compile`; the two patterns must compare equal (Pattern
+equality compares the compiled code). A hit rebuilds the pattern with `_sre.compile`, which
+validates the code. A parsed pack is keyed by the file's exact bytes.
 
-Anything unexpected means plain `re.compile`: another Python build (the file is keyed by
-`sys.version`, `_sre.MAGIC` and `_sre.CODESIZE`), a file that is not ours, too big, corrupt
-(a sha256 of the body guards it) or unreadable, a cache folder we cannot create or write, or
-`LEDGER_RE_CACHE=off`. The folder is per user (`$XDG_CACHE_HOME/evidence-ledger`, 0700), files
+Anything unexpected means no cache: another Python build (the file is keyed by `sys.version`,
+`_sre.MAGIC` and `_sre.CODESIZE`), a file that is not ours, too big, corrupt (a sha256 of the
+body guards it) or unreadable, a cache folder we cannot create or write, or
+`LEDGER_CACHE=off`. The folder is per user (`$XDG_CACHE_HOME/evidence-ledger`, 0700); files
 are written to a temporary name and renamed (0600). Stdlib only: this is on the hook path.
 """
 
@@ -33,7 +35,7 @@ except ImportError:  # another implementation of `re`: no cache, plain re.compil
 
 from ledger import paths
 
-FORMAT = b"evidence-ledger re cache 1\n"
+FORMAT = b"evidence-ledger cache 1\n"
 DIGEST = 32  # sha256
 MAX_BYTES = 16 * 1024 * 1024
 # Rule edits add new joined patterns and leave the old ones behind; past this many entries a
@@ -43,14 +45,15 @@ MAX_ENTRIES = 400
 # depends on the locale at compile time; those go to re.compile every time.
 _CACHEABLE = re.IGNORECASE | re.MULTILINE | re.DOTALL | re.UNICODE | re.VERBOSE | re.ASCII
 
-_loaded = None   # {(pattern, flags): args to _sre.compile after the pattern}, from the file
-_new = {}        # entries this process compiled and proved
+# Keys: ("re", pattern, flags) -> the arguments to _sre.compile after the pattern;
+#       ("toml", file bytes)   -> the parsed document, marshalled (each load is a fresh copy).
+_loaded = None   # entries read from the file
+_new = {}        # entries this process derived (and, for regexes, proved)
 _used = set()    # keys this process asked for
-_path = None
 
 
 def version_key():
-    """What a cached program depends on: this exact interpreter and its `_sre` engine."""
+    """What an entry depends on: this exact interpreter (its `re`, `_sre` and `tomllib`)."""
     return "%s|%s|%x|%d|%d|%d" % (sys.implementation.name, sys.version, sys.hexversion,
                                   _sre.MAGIC, _sre.CODESIZE, _sre.MAXREPEAT)
 
@@ -58,11 +61,11 @@ def version_key():
 def cache_file():
     """One file per interpreter version, so two Pythons on one machine do not overwrite each other."""
     tag = "%s-%x-%d-%d" % (sys.implementation.name, sys.hexversion, _sre.MAGIC, _sre.CODESIZE)
-    return os.path.join(paths.cache_dir(), "re-%s.cache" % tag)
+    return os.path.join(paths.cache_dir(), "stop-%s.cache" % tag)
 
 
 def enabled():
-    return _sre is not None and os.environ.get("LEDGER_RE_CACHE", "").strip().lower() not in (
+    return _sre is not None and os.environ.get("LEDGER_CACHE", "").strip().lower() not in (
         "0", "off", "false", "no")
 
 
@@ -71,7 +74,7 @@ def compile(pattern, flags=0):
     flags = int(flags)
     if not isinstance(pattern, str) or flags & ~_CACHEABLE or not enabled():
         return re.compile(pattern, flags)
-    key = (pattern, flags)
+    key = ("re", pattern, flags)
     _used.add(key)
     args = _entries().get(key) or _new.get(key)
     if args is not None:
@@ -100,6 +103,36 @@ def _arguments(pattern, flags):
     for name, index in groupindex.items():
         indexgroup[index] = name
     return (int(flags | p.state.flags), code, p.state.groups - 1, groupindex, tuple(indexgroup))
+
+
+def toml(data):
+    """`tomllib.loads(data.decode())` for a file's bytes; raises as tomllib does (and UnicodeDecodeError).
+
+    tomllib is imported only on a miss: it and the parse cost a Stop some 6 ms.
+    """
+    if not enabled():
+        return _parse_toml(data)
+    key = ("toml", data)
+    _used.add(key)
+    packed = _entries().get(key) or _new.get(key)
+    if packed is not None:
+        try:
+            return marshal.loads(packed)
+        except Exception:
+            _loaded.pop(key, None)
+            _new.pop(key, None)
+    parsed = _parse_toml(data)
+    try:
+        _new[key] = marshal.dumps(parsed)
+    except ValueError:  # a value marshal cannot hold (a TOML date): parse this file every time
+        pass
+    return parsed
+
+
+def _parse_toml(data):
+    import tomllib
+
+    return tomllib.loads(data.decode("utf-8"))
 
 
 def _entries():
@@ -143,11 +176,18 @@ def _read(path):
     return {k: v for k, v in entries.items() if _well_formed(k, v)}
 
 
-def _well_formed(key, args):
-    return (isinstance(key, tuple) and len(key) == 2 and isinstance(key[0], str)
-            and isinstance(key[1], int) and isinstance(args, tuple) and len(args) == 5
-            and isinstance(args[0], int) and isinstance(args[1], list)
-            and isinstance(args[2], int) and isinstance(args[3], dict) and isinstance(args[4], tuple))
+def _well_formed(key, value):
+    if not isinstance(key, tuple) or not key:
+        return False
+    if key[0] == "re":
+        return (len(key) == 3 and isinstance(key[1], str) and isinstance(key[2], int)
+                and isinstance(value, tuple) and len(value) == 5
+                and isinstance(value[0], int) and isinstance(value[1], list)
+                and isinstance(value[2], int) and isinstance(value[3], dict)
+                and isinstance(value[4], tuple))
+    if key[0] == "toml":
+        return len(key) == 2 and isinstance(key[1], bytes) and isinstance(value, bytes)
+    return False
 
 
 def save():
@@ -192,7 +232,7 @@ def _write(path, entries):
 
 
 def _reset():
-    """Forget what this process loaded and compiled (tests)."""
+    """Forget what this process loaded and derived (tests)."""
     global _loaded, _new
     _loaded, _new = None, {}
     _used.clear()
