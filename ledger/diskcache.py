@@ -50,6 +50,7 @@ _CACHEABLE = re.IGNORECASE | re.MULTILINE | re.DOTALL | re.UNICODE | re.VERBOSE 
 _loaded = None   # entries read from the file
 _new = {}        # entries this process derived (and, for regexes, proved)
 _used = set()    # keys this process asked for
+_can_save = None  # whether the cache folder can be written (found on the first miss)
 
 
 def version_key():
@@ -84,6 +85,8 @@ def compile(pattern, flags=0):
             _loaded.pop(key, None)
             _new.pop(key, None)
     compiled = re.compile(pattern, flags)  # raises re.error as usual
+    if not _savable():
+        return compiled  # proving an entry nobody can store would double the compile
     try:
         args = _arguments(pattern, flags)
         if _sre.compile(pattern, *args) == compiled:
@@ -122,10 +125,11 @@ def toml(data):
             _loaded.pop(key, None)
             _new.pop(key, None)
     parsed = _parse_toml(data)
-    try:
-        _new[key] = marshal.dumps(parsed)
-    except ValueError:  # a value marshal cannot hold (a TOML date): parse this file every time
-        pass
+    if _savable():
+        try:
+            _new[key] = marshal.dumps(parsed)
+        except ValueError:  # a value marshal cannot hold (a TOML date): parse this file every time
+            pass
     return parsed
 
 
@@ -133,6 +137,19 @@ def _parse_toml(data):
     import tomllib
 
     return tomllib.loads(data.decode("utf-8"))
+
+
+def _savable():
+    """Whether this process could write the cache: our own folder, made if missing, writable."""
+    global _can_save
+    if _can_save is None:
+        try:
+            folder = os.path.dirname(cache_file())
+            os.makedirs(folder, mode=0o700, exist_ok=True)
+            _can_save = os.stat(folder).st_uid == os.geteuid() and os.access(folder, os.W_OK)
+        except Exception:  # a read-only home, a file where the folder should be
+            _can_save = False
+    return _can_save
 
 
 def _entries():
@@ -233,6 +250,6 @@ def _write(path, entries):
 
 def _reset():
     """Forget what this process loaded and derived (tests)."""
-    global _loaded, _new
-    _loaded, _new = None, {}
+    global _loaded, _new, _can_save
+    _loaded, _new, _can_save = None, {}, None
     _used.clear()

@@ -34,10 +34,10 @@ def cache(tmp_path, monkeypatch):
     """A fresh, empty cache in this test's folder; the process's own cache is restored after."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.delenv("LEDGER_CACHE", raising=False)
-    saved = (diskcache._loaded, diskcache._new, set(diskcache._used))
+    saved = (diskcache._loaded, diskcache._new, set(diskcache._used), diskcache._can_save)
     diskcache._reset()
     yield diskcache
-    diskcache._loaded, diskcache._new = saved[0], saved[1]
+    diskcache._loaded, diskcache._new, diskcache._can_save = saved[0], saved[1], saved[3]
     diskcache._used.clear()
     diskcache._used.update(saved[2])
 
@@ -209,6 +209,16 @@ def test_an_unwritable_cache_folder_still_works(cache, monkeypatch, tmp_path):
     assert cache.compile(*SIMPLE[1]) == re.compile(*SIMPLE[1])
     assert cache.save() is False
     assert cache.compile(*SIMPLE[2]) == re.compile(*SIMPLE[2])
+
+
+def test_where_nothing_can_be_saved_a_miss_costs_one_compile(cache, monkeypatch, tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))
+    monkeypatch.setattr(diskcache, "_arguments", lambda *a: pytest.fail("derived an entry"))
+    assert cache.compile(*SIMPLE[0]) == re.compile(*SIMPLE[0])
+    assert cache.toml(b"a = 1\n") == {"a": 1}
+    assert cache._new == {}
 
 
 def test_a_relative_cache_home_is_not_used(cache, monkeypatch):
