@@ -52,13 +52,16 @@ class RuleError(Exception):
         super().__init__(f"{path}: {where}: {message}" if where else f"{path}: {message}")
 
 
-def _compile(pattern, flags):
-    """`re` first; the `regex` module only for patterns that need it (\\p{...}), imported lazily."""
+def _compile(pattern, flags, cached=False):
+    """`re` first; the `regex` module only for patterns that need it (\\p{...}), imported lazily.
+
+    `cached`: through the Stop hook's disk cache. Not for validating a user's file, whose every
+    pattern would fill the cache only to be checked and dropped."""
     if _NEEDS_REGEX.search(pattern):
         import regex
 
         return regex.compile(pattern, flags | regex.V0)
-    return re.compile(pattern, flags)
+    return diskcache.compile(pattern, flags) if cached else re.compile(pattern, flags)
 
 
 class Matcher:
@@ -117,7 +120,7 @@ class Matcher:
             out = []
             for p in self.patterns:
                 try:
-                    out.append(_compile(p, self.flags))
+                    out.append(_compile(p, self.flags, cached=True))
                 except Exception:  # re.error, regex.error: `ledger rules` names it
                     pass
             self._all = out
