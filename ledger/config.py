@@ -70,12 +70,18 @@ def load(project_dir=None):
 
 
 def _read(path):
-    import tomllib
+    from ledger import diskcache
 
     try:
         with open(path, "rb") as f:
-            data = tomllib.load(f)
-    except (OSError, tomllib.TOMLDecodeError) as exc:
+            data = diskcache.toml(f.read())  # tomllib only when this content is new
+    except ValueError as exc:
+        import tomllib
+
+        if not isinstance(exc, tomllib.TOMLDecodeError):
+            raise
+        raise ConfigError("%s: %s" % (path, exc))
+    except OSError as exc:
         raise ConfigError("%s: %s" % (path, exc))
     return validate(data, path)
 

@@ -16,6 +16,20 @@ def config_home():
     return os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
 
 
+def cache_home():
+    # A relative $XDG_CACHE_HOME is invalid by the spec, and would put the cache wherever the
+    # hook happens to run.
+    home = os.environ.get("XDG_CACHE_HOME")
+    if home and os.path.isabs(home):
+        return home
+    return os.path.join(os.path.expanduser("~"), ".cache")
+
+
+def cache_dir():
+    """Per-user cache (compiled regexes and parsed rule packs, see diskcache.py): safe to delete at any time."""
+    return os.path.join(cache_home(), APP)
+
+
 def db_path():
     """$LEDGER_DB wins everywhere, so tests and users can point every command at one file."""
     override = os.environ.get("LEDGER_DB")

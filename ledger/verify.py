@@ -16,6 +16,11 @@ Stdlib only: the Stop guard imports `check_chain` to drop evidence that fails, a
 holds the session's rows, so checking costs one sha256 per entry and no extra query.
 """
 
+# OpenSSL's sha256, not the built-in one the recorder uses (store.py): the Stop hook has
+# OpenSSL loaded already (faults.py) and re-hashes every entry of the session, often MiBs,
+# where the built-in one is ~6x slower (2 MB: 8 ms against 1.2 ms). Same digests.
+from hashlib import sha256
+
 from ledger import store
 
 KINDS = ("edited", "unsigned", "deleted", "inserted", "reordered", "missing", "integrity")
@@ -59,7 +64,7 @@ def check_chain(rows):
             problems.append(Problem("unsigned", session, [eid(row)],
                                     "%s has no hash: it was not written by the recorder" % eid(row)))
             untrusted.append(eid(row))
-        elif store.entry_hash(row.get("prev_hash"), row) != row["hash"]:
+        elif store.entry_hash(row.get("prev_hash"), row, sha256) != row["hash"]:
             problems.append(Problem("edited", session, [eid(row)],
                                     "%s was changed after it was recorded (its hash no longer matches)" % eid(row)))
             untrusted.append(eid(row))

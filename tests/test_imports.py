@@ -124,6 +124,10 @@ def test_stop_path_imports_only_the_allowlist(tmp_path):
             "cwd": "/p"}
     modules, _ = _imported(tmp_path, "claude", json.dumps(body).encode(), ["ledger.hooks.stop"])
     _check(modules)
+    # The second run reads the compiled regexes the first one cached (ledger/diskcache.py).
+    assert os.listdir(str(tmp_path / ".cache" / "evidence-ledger"))
+    modules, _ = _imported(tmp_path, "claude", json.dumps(body).encode(), ["ledger.hooks.stop"])
+    _check(modules)
 
 
 def test_with_site_the_hook_adds_nothing_outside_the_allowlist(tmp_path):

@@ -270,3 +270,19 @@ def test_other_agents_get_a_deny(agent, tool, db):
     out = _pre(agent, tool, {"command": "rm -f %s" % db}, db)
     assert out and "evidence-ledger" in json.dumps(out)
     assert _pre(agent, tool, {"command": "ledger show"}, db) is None
+
+
+def test_the_stop_hooks_cache_is_protected_like_the_rules(tmp_path):
+    # A crafted file in the cache (ledger/diskcache.py) could weaken the detector's regexes.
+    from ledger import diskcache, paths
+
+    cache = diskcache.cache_file()
+    assert cache.startswith(paths.cache_dir() + os.sep)
+    assert denied(protect.check("Write", {"file_path": cache, "content": "x"}))
+    assert denied(bash("cp /tmp/forged.cache %s" % cache))
+    assert denied(bash("printf x > %s" % cache))
+    assert denied(bash("python3 -c pass; tee %s < /tmp/forged" % cache))
+    assert protect.check("Bash", {"command": "cat %s | wc -c" % cache}) is None
+    assert protect.check("Bash", {"command": "ls -la %s" % paths.cache_dir()}) is None
+    other = os.path.join(os.path.dirname(paths.cache_dir()), "pip", "x")
+    assert protect.check("Write", {"file_path": other, "content": "x"}) is None

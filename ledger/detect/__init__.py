@@ -12,6 +12,7 @@ process (see rules.py), evidence touched only when a claim quotes something (see
 import re
 import unicodedata
 
+from .. import diskcache
 from . import classify as _classify
 from . import markdown, sentences
 from .cite import Checker, quotes_in
@@ -21,8 +22,8 @@ from .rules import load_rules  # noqa: F401
 __all__ = ["analyze", "Evidence", "Claim", "Report", "load_rules", "decision", "evidence_from_rows"]
 
 _CURLY = str.maketrans({"\u201c": '"', "\u201d": '"', "\u2018": "'", "\u2019": "'", "\u2032": "'"})
-_EMPH = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
-_LABEL = re.compile(r"^\s*(?:\*\*|__)?([^:：\n*_`|]{1,48}?)(?:\*\*|__)?\s*(?:\(([^)\n]{0,40})\))?\s*(?:\*\*|__)?\s*[:：]\s*(?:\*\*|__)?\s*")
+_EMPH = diskcache.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
+_LABEL = diskcache.compile(r"^\s*(?:\*\*|__)?([^:：\n*_`|]{1,48}?)(?:\*\*|__)?\s*(?:\(([^)\n]{0,40})\))?\s*(?:\*\*|__)?\s*[:：]\s*(?:\*\*|__)?\s*")
 
 
 class Evidence:

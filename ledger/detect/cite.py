@@ -19,19 +19,20 @@ import re
 import unicodedata
 
 from ..redact import redact
+from .. import diskcache
 
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
+_ANSI = diskcache.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
 _CURLY = str.maketrans({"\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u2033": '"',
                         "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'",
                         "\u2013": "-", "\u2014": "-", "\u2212": "-", "\u00a0": " "})
-_GUTTER = re.compile(r"^[ \t]*\d+(?:\u2192|\t|\s*\|\s)", re.M)
-_ELLIPSIS = re.compile(r"\s*(?:\[\s*\.\.\.\s*\]|\(\s*\.\.\.\s*\)|\.{3,})\s*")
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
+_GUTTER = diskcache.compile(r"^[ \t]*\d+(?:\u2192|\t|\s*\|\s)", re.M)
+_ELLIPSIS = diskcache.compile(r"\s*(?:\[\s*\.\.\.\s*\]|\(\s*\.\.\.\s*\)|\.{3,})\s*")
+_CJK = diskcache.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
 _QUOTE_FORMS = [
-    re.compile(r"(`+)(.+?)\1", re.S),
-    re.compile(r'"([^"\n]{3,400})"'),
-    re.compile(r"「([^」\n]{2,400})」"),
-    re.compile(r"『([^』\n]{2,400})』"),
+    diskcache.compile(r"(`+)(.+?)\1", re.S),
+    diskcache.compile(r'"([^"\n]{3,400})"'),
+    diskcache.compile(r"「([^」\n]{2,400})」"),
+    diskcache.compile(r"『([^』\n]{2,400})』"),
 ]
 
 

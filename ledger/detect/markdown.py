@@ -5,17 +5,17 @@ Only the structure the detector needs: fenced code, block quotes, headings (ATX,
 block quote is material (a candidate quote of evidence), never a claim.
 """
 
-import re
+from .. import diskcache
 
-_FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})(.*)$")
-_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
-_HR = re.compile(r"^\s{0,3}(?:(?:-\s*){3,}|(?:\*\s*){3,}|(?:_\s*){3,})$")
-_QUOTE = re.compile(r"^\s{0,3}>\s?(.*)$")
-_ITEM = re.compile(r"^(\s*)(?:[-*+•・]|\d{1,3}[.)]|\(\d{1,3}\)|[a-z][.)])\s+(.*)$")
-_TABLE = re.compile(r"^\s*\|.*\|\s*$|^\s*\|")
-_TABLE_SEP = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
-_BOLD_LINE = re.compile(r"^\s*(?:\*\*|__)([^*_]{1,80}?)(?:\*\*|__)\s*[:：]?\s*$")
-_LABEL_LINE = re.compile(r"^\s*([^\s:：|`][^:：|`]{0,48}?)\s*[:：]\s*$")
+_FENCE = diskcache.compile(r"^(\s*)(`{3,}|~{3,})(.*)$")
+_HEADING = diskcache.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
+_HR = diskcache.compile(r"^\s{0,3}(?:(?:-\s*){3,}|(?:\*\s*){3,}|(?:_\s*){3,})$")
+_QUOTE = diskcache.compile(r"^\s{0,3}>\s?(.*)$")
+_ITEM = diskcache.compile(r"^(\s*)(?:[-*+•・]|\d{1,3}[.)]|\(\d{1,3}\)|[a-z][.)])\s+(.*)$")
+_TABLE = diskcache.compile(r"^\s*\|.*\|\s*$|^\s*\|")
+_TABLE_SEP = diskcache.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
+_BOLD_LINE = diskcache.compile(r"^\s*(?:\*\*|__)([^*_]{1,80}?)(?:\*\*|__)\s*[:：]?\s*$")
+_LABEL_LINE = diskcache.compile(r"^\s*([^\s:：|`][^:：|`]{0,48}?)\s*[:：]\s*$")
 
 
 class Block:

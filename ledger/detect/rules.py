@@ -19,9 +19,9 @@ hook. It is skipped and its error is kept in `Rules.errors`, which `ledger rules
 
 import os
 import re
-import tomllib
 
 from .. import paths
+from .. import diskcache
 
 # Lists of patterns, by section. Anything else in a pack is a scalar or an error.
 PATTERN_LISTS = {
@@ -41,7 +41,7 @@ SCALARS = {
 }
 DEFAULTS = {"min_quote_chars": 10, "min_single_token_chars": 16}
 
-_NEEDS_REGEX = re.compile(r"\\[pPX]|\[\[:|\(\?[a-z]*V[01]")
+_NEEDS_REGEX = diskcache.compile(r"\\[pPX]|\[\[:|\(\?[a-z]*V[01]")
 
 
 class RuleError(Exception):
@@ -52,13 +52,16 @@ class RuleError(Exception):
         super().__init__(f"{path}: {where}: {message}" if where else f"{path}: {message}")
 
 
-def _compile(pattern, flags):
-    """`re` first; the `regex` module only for patterns that need it (\\p{...}), imported lazily."""
+def _compile(pattern, flags, cached=False):
+    """`re` first; the `regex` module only for patterns that need it (\\p{...}), imported lazily.
+
+    `cached`: through the Stop hook's disk cache. Not for validating a user's file, whose every
+    pattern would fill the cache only to be checked and dropped."""
     if _NEEDS_REGEX.search(pattern):
         import regex
 
         return regex.compile(pattern, flags | regex.V0)
-    return re.compile(pattern, flags)
+    return diskcache.compile(pattern, flags) if cached else re.compile(pattern, flags)
 
 
 class Matcher:
@@ -82,7 +85,7 @@ class Matcher:
         self._ready = True
         if self.patterns and not any(_NEEDS_REGEX.search(p) for p in self.patterns):
             try:
-                self._one = re.compile("|".join("(?:%s)" % p for p in self.patterns), self.flags)
+                self._one = diskcache.compile("|".join("(?:%s)" % p for p in self.patterns), self.flags)
                 return
             except re.error:
                 pass  # one bad or unjoinable pattern: fall back to the list, without it
@@ -117,7 +120,7 @@ class Matcher:
             out = []
             for p in self.patterns:
                 try:
-                    out.append(_compile(p, self.flags))
+                    out.append(_compile(p, self.flags, cached=True))
                 except Exception:  # re.error, regex.error: `ledger rules` names it
                     pass
             self._all = out
@@ -278,10 +281,16 @@ def _check_lists(path, label, sec, value, check_patterns):
 def read_file(path, check_patterns=True):
     try:
         with open(path, "rb") as f:
-            data = tomllib.load(f)
+            raw = f.read()
     except OSError as e:
         raise RuleError(path, "", f"cannot read: {e}")
-    except tomllib.TOMLDecodeError as e:
+    try:
+        data = diskcache.toml(raw)  # parsed once per file content, not once per Stop
+    except ValueError as e:
+        import tomllib
+
+        if not isinstance(e, tomllib.TOMLDecodeError):
+            raise
         raise RuleError(path, "", f"invalid TOML: {e}")
     check_data(path, data, check_patterns)
     return data

@@ -7,15 +7,17 @@ masked text and the original stay aligned.
 
 import re
 
-_INLINE = re.compile(r"(`+)(.+?)\1", re.S)
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff66-\uff9f々〆ヵヶ]")
-_LATIN = re.compile(r"[A-Za-z]")
-_JA_END = re.compile(r"[。!?！？]+[」』)）\"']*")
-_EN_END = re.compile(r"(?<=[.!?])[\"')\]*_]*(?=\s+[\"'(\[*_`]*[A-Z0-9]|\s*$)")
-_BREAK_RUN = re.compile(r"\s*\n\s*")
-_DIGIT_DOT = re.compile(r"\d\.$")
-_DIGIT_NEXT = re.compile(r"\s*\d")
-_ABBREV = re.compile(
+from .. import diskcache
+
+_INLINE = diskcache.compile(r"(`+)(.+?)\1", re.S)
+_CJK = diskcache.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff66-\uff9f々〆ヵヶ]")
+_LATIN = diskcache.compile(r"[A-Za-z]")
+_JA_END = diskcache.compile(r"[。!?！？]+[」』)）\"']*")
+_EN_END = diskcache.compile(r"(?<=[.!?])[\"')\]*_]*(?=\s+[\"'(\[*_`]*[A-Z0-9]|\s*$)")
+_BREAK_RUN = diskcache.compile(r"\s*\n\s*")
+_DIGIT_DOT = diskcache.compile(r"\d\.$")
+_DIGIT_NEXT = diskcache.compile(r"\s*\d")
+_ABBREV = diskcache.compile(
     r"(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|fig|figs|no|nos|mr|mrs|ms|dr|st|al|incl|resp|ca|ver|vol|eq|sec|ch|pp|ref|refs|viz|esp|min|max|avg|std|approx|est|dept|univ|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)|\b[A-Z]|\.\.)\.$",
     re.I,
 )

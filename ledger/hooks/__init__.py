@@ -86,6 +86,10 @@ def dispatch(agent, data):
         from ledger.hooks import stop
 
         emit(stop.handle(event, adapter))
+        # After the verdict is out: only a first Stop, or the first after a rule edit, writes.
+        from ledger import diskcache
+
+        diskcache.save()
     elif kind == "pretool":
         from ledger.hooks import protect
 

@@ -144,12 +144,21 @@ def is_hook_config(path, cwd):
         user_cfg = os.path.realpath(paths.user_config_dir()).replace(os.sep, "/")
         if candidate == user_cfg or candidate.startswith(user_cfg + "/"):
             return True
+        if _in_cache(candidate):
+            return True
         plugin = os.environ.get("CLAUDE_PLUGIN_ROOT")
         if plugin:
             root = os.path.realpath(plugin).replace(os.sep, "/")
             if candidate in (root + "/hooks/hooks.json", root + "/hooks/run"):
                 return True
     return False
+
+
+def _in_cache(candidate):
+    # The Stop hook's cache (diskcache.py) holds compiled rule regexes: a crafted file there could
+    # weaken the detector as surely as an edited rule pack.
+    cache = os.path.realpath(paths.cache_dir()).replace(os.sep, "/")
+    return candidate == cache or candidate.startswith(cache + "/")
 
 
 # Write / Edit tools ------------------------------------------------------------------------
@@ -174,8 +183,9 @@ def _check_write(tool_name, tool_input, cwd):
 
 def _weakens_config(tool_name, tool_input, path):
     """Settings files hold more than our hooks; allow edits that leave our entries alone."""
-    if GUARD_CONFIG_DIR in path.split(os.sep) or path.startswith(os.path.realpath(paths.user_config_dir())):
-        return True  # the guard's own config and rules: any change can switch blocking off
+    if (GUARD_CONFIG_DIR in path.split(os.sep) or path.startswith(os.path.realpath(paths.user_config_dir()))
+            or _in_cache(path.replace(os.sep, "/"))):
+        return True  # the guard's own config, rules and their cache: any change can switch blocking off
     try:
         with open(path, "r", encoding="utf-8", errors="replace") as f:
             current = f.read()

@@ -10,7 +10,7 @@ import os
 import re
 
 from ledger import config as config_mod
-from ledger import faults, guard, store, verify
+from ledger import diskcache, faults, guard, store, verify
 from ledger.hooks import note
 
 
@@ -172,7 +172,7 @@ def _summary(row, claim_text=""):
 # Words that make a line worth showing even when it shares no term with the claim.
 _ALARM = ("nan", "inf", "error", "exception", "traceback", "killed", "oom", "out of memory",
           "fail", "timeout", "timed out", "fatal", "panic", "segmentation", "abort", "エラー", "失敗")
-_ALARM_RE = re.compile("|".join(map(re.escape, _ALARM)))
+_ALARM_RE = diskcache.compile("|".join(map(re.escape, _ALARM)))
 
 
 def best_line(output, claim_text, scan=2000):
@@ -183,17 +183,36 @@ def best_line(output, claim_text, scan=2000):
     # regex search tells, and only lines that pass are split into words.
     has_term = re.compile("|".join(map(re.escape, sorted(terms, key=len, reverse=True)))).search if terms else None
     best, best_score = "", -1
-    lines = output.splitlines()
-    for index, line in enumerate(lines[-scan:]):
+    # Read from the end: the first line seen with the top score is the latest one, which is the
+    # one to show (logs end where things went wrong), so a line must beat the best, not tie it.
+    for line in reversed(_last_lines(output, scan)):
         stripped = line.strip()
         if not stripped:
             continue
         lowered = stripped.lower()
-        score = 4 * len(terms.intersection(_words(lowered))) if has_term and has_term(lowered) else 0
-        score += 2 if _ALARM_RE.search(lowered) else 0
-        if score >= best_score:  # ties go to the later line: logs end where things went wrong
+        score = 2 if _ALARM_RE.search(lowered) else 0
+        if has_term and has_term(lowered):
+            # Splitting into words is most of the cost (a log line often holds one term, "step").
+            # Terms that are words of the line are among those it holds as substrings (for ASCII,
+            # where lowering again changes nothing): a line that cannot win even if they all are
+            # words is passed over.
+            if lowered.isascii() and score + 4 * sum(t in lowered for t in terms) <= best_score:
+                continue
+            score += 4 * len(terms.intersection(_words(lowered)))
+        if score > best_score:
             best, best_score = stripped, score
     return best[:200]
+
+
+def _last_lines(text, count):
+    """`text.splitlines()[-count:]` without splitting all of a 1 MiB output to keep its end."""
+    size = 128 * count
+    while size < len(text):
+        lines = text[-size:].splitlines()
+        if len(lines) > count:  # the first may be cut short (or be the "\n" of a "\r\n"); not kept
+            return lines[-count:]
+        size *= 4
+    return text.splitlines()[-count:]
 
 
 def _words(text):
@@ -202,7 +221,7 @@ def _words(text):
     return {w.strip(".") for w in _WORD.findall(text.lower())}
 
 
-_WORD = re.compile(r"[\w.]+")
+_WORD = diskcache.compile(r"[\w.]+")
 
 
 def _record(conn, event, session_id, verdict, report, blocks, config, message, error=None):

@@ -1,0 +1,255 @@
+"""What the Stop hook derives from its own code and rule packs, kept on disk between processes.
+
+Every Stop is a fresh process, and compiling the detector's regexes (the joined rule lists,
+the Unicode character classes) cost ~45 ms of it, parsing the TOML rule packs ~6 ms more,
+every time with the same result. This module keeps both in one file per interpreter:
+
+    compile(pattern, flags)  # re.compile(pattern, flags), from the cache when it holds it
+    toml(data)               # tomllib.loads(data) for the bytes of a file, likewise
+    save()                   # write what this process derived anew (the Stop hook calls it)
+
+Only a regex program proven identical is stored: on a miss the pattern is compiled by
+`re.compile` (the object returned), and again through the steps `re._compiler.compile` takes,
+keeping their arguments to `_sre.compile`; the two patterns must compare equal (Pattern
+equality compares the compiled code). A hit rebuilds the pattern with `_sre.compile`, which
+validates the code. A parsed pack is keyed by the file's exact bytes.
+
+Anything unexpected means no cache: another Python build (the file is keyed by `sys.version`,
+`_sre.MAGIC` and `_sre.CODESIZE`), a file that is not ours, too big, corrupt (a sha256 of the
+body guards it) or unreadable, a cache folder we cannot create or write, or
+`LEDGER_CACHE=off`. The folder is per user (`$XDG_CACHE_HOME/evidence-ledger`, 0700); files
+are written to a temporary name and renamed (0600). Stdlib only: this is on the hook path.
+"""
+
+import marshal
+import os
+import re
+import stat
+import sys
+
+try:
+    import _sre
+    from re import _compiler, _parser
+except ImportError:  # another implementation of `re`: no cache, plain re.compile
+    _sre = None
+
+from ledger import paths
+
+FORMAT = b"evidence-ledger cache 1\n"
+DIGEST = 32  # sha256
+MAX_BYTES = 16 * 1024 * 1024
+# Rule edits add new joined patterns and leave the old ones behind; past this many entries a
+# save keeps only what its own process used.
+MAX_ENTRIES = 400
+# The flags a cached program may carry: DEBUG prints at compile time, TEMPLATE warns, LOCALE
+# depends on the locale at compile time; those go to re.compile every time.
+_CACHEABLE = re.IGNORECASE | re.MULTILINE | re.DOTALL | re.UNICODE | re.VERBOSE | re.ASCII
+
+# Keys: ("re", pattern, flags) -> the arguments to _sre.compile after the pattern;
+#       ("toml", file bytes)   -> the parsed document, marshalled (each load is a fresh copy).
+_loaded = None   # entries read from the file
+_new = {}        # entries this process derived (and, for regexes, proved)
+_used = set()    # keys this process asked for
+_can_save = None  # whether the cache folder can be written (found on the first miss)
+
+
+def version_key():
+    """What an entry depends on: this exact interpreter (its `re`, `_sre` and `tomllib`)."""
+    return "%s|%s|%x|%d|%d|%d" % (sys.implementation.name, sys.version, sys.hexversion,
+                                  _sre.MAGIC, _sre.CODESIZE, _sre.MAXREPEAT)
+
+
+def cache_file():
+    """One file per interpreter version, so two Pythons on one machine do not overwrite each other."""
+    tag = "%s-%x-%d-%d" % (sys.implementation.name, sys.hexversion, _sre.MAGIC, _sre.CODESIZE)
+    return os.path.join(paths.cache_dir(), "stop-%s.cache" % tag)
+
+
+def enabled():
+    return _sre is not None and os.environ.get("LEDGER_CACHE", "").strip().lower() not in (
+        "0", "off", "false", "no")
+
+
+def compile(pattern, flags=0):
+    """`re.compile(pattern, flags)`: the same Pattern, without parsing it when the cache holds it."""
+    flags = int(flags)
+    if not isinstance(pattern, str) or flags & ~_CACHEABLE or not enabled():
+        return re.compile(pattern, flags)
+    key = ("re", pattern, flags)
+    _used.add(key)
+    args = _entries().get(key) or _new.get(key)
+    if args is not None:
+        try:
+            return _sre.compile(pattern, *args)
+        except Exception:  # a program this engine rejects: compile it afresh, replace the entry
+            _loaded.pop(key, None)
+            _new.pop(key, None)
+    compiled = re.compile(pattern, flags)  # raises re.error as usual
+    if not _savable():
+        return compiled  # proving an entry nobody can store would double the compile
+    try:
+        args = _arguments(pattern, flags)
+        if _sre.compile(pattern, *args) == compiled:
+            _new[key] = args
+    except Exception:  # the private steps changed in this Python: this pattern is not cached
+        pass
+    return compiled
+
+
+def _arguments(pattern, flags):
+    """The arguments `re._compiler.compile` gives `_sre.compile` after the pattern (3.11-3.13)."""
+    p = _parser.parse(pattern, flags)
+    # Opcodes are int subclasses (re._constants._NamedIntConstant), which marshal refuses.
+    code = list(map(int, _compiler._code(p, flags)))
+    groupindex = dict(p.state.groupdict)
+    indexgroup = [None] * p.state.groups
+    for name, index in groupindex.items():
+        indexgroup[index] = name
+    return (int(flags | p.state.flags), code, p.state.groups - 1, groupindex, tuple(indexgroup))
+
+
+def toml(data):
+    """`tomllib.loads(data.decode())` for a file's bytes; raises as tomllib does (and UnicodeDecodeError).
+
+    tomllib is imported only on a miss: it and the parse cost a Stop some 6 ms.
+    """
+    if not enabled():
+        return _parse_toml(data)
+    key = ("toml", data)
+    _used.add(key)
+    packed = _entries().get(key) or _new.get(key)
+    if packed is not None:
+        try:
+            return marshal.loads(packed)
+        except Exception:
+            _loaded.pop(key, None)
+            _new.pop(key, None)
+    parsed = _parse_toml(data)
+    if _savable():
+        try:
+            _new[key] = marshal.dumps(parsed)
+        except ValueError:  # a value marshal cannot hold (a TOML date): parse this file every time
+            pass
+    return parsed
+
+
+def _parse_toml(data):
+    import tomllib
+
+    return tomllib.loads(data.decode("utf-8"))
+
+
+def _savable():
+    """Whether this process could write the cache: our own folder, made if missing, writable."""
+    global _can_save
+    if _can_save is None:
+        try:
+            folder = os.path.dirname(cache_file())
+            os.makedirs(folder, mode=0o700, exist_ok=True)
+            _can_save = os.stat(folder).st_uid == os.geteuid() and os.access(folder, os.W_OK)
+        except Exception:  # a read-only home, a file where the folder should be
+            _can_save = False
+    return _can_save
+
+
+def _entries():
+    global _loaded
+    if _loaded is None:
+        _loaded = {}
+        try:
+            _loaded = _read(cache_file())
+        except Exception:  # unreadable, foreign, corrupt: start empty, the next save replaces it
+            pass
+    return _loaded
+
+
+def _digest(body):
+    from hashlib import sha256  # already imported by the store on the Stop path
+
+    return sha256(body).digest()
+
+
+def _read(path):
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    try:
+        st = os.fstat(fd)
+        # Only a regular file of ours that nobody else could have written.
+        if (not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid() or st.st_mode & 0o022
+                or st.st_size > MAX_BYTES):
+            return {}
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            data = f.read(MAX_BYTES + 1)
+    finally:
+        os.close(fd)
+    head = len(FORMAT) + DIGEST
+    if not data.startswith(FORMAT) or len(data) <= head:
+        return {}
+    body = data[head:]
+    if _digest(body) != data[len(FORMAT):head]:
+        return {}
+    version, entries = marshal.loads(body)
+    if version != version_key() or not isinstance(entries, dict):
+        return {}
+    return {k: v for k, v in entries.items() if _well_formed(k, v)}
+
+
+def _well_formed(key, value):
+    if not isinstance(key, tuple) or not key:
+        return False
+    if key[0] == "re":
+        return (len(key) == 3 and isinstance(key[1], str) and isinstance(key[2], int)
+                and isinstance(value, tuple) and len(value) == 5
+                and isinstance(value[0], int) and isinstance(value[1], list)
+                and isinstance(value[2], int) and isinstance(value[3], dict)
+                and isinstance(value[4], tuple))
+    if key[0] == "toml":
+        return len(key) == 2 and isinstance(key[1], bytes) and isinstance(value, bytes)
+    return False
+
+
+def save():
+    """Write the entries this process added, if any. Never raises: the cache is an optimisation."""
+    global _new
+    if not _new or not enabled():
+        return False
+    try:
+        entries = dict(_entries())
+        entries.update(_new)
+        if len(entries) > MAX_ENTRIES:
+            entries = {k: v for k, v in entries.items() if k in _used}
+        _write(cache_file(), entries)
+    except Exception:
+        return False
+    _loaded.update(_new)
+    _new = {}
+    return True
+
+
+def _write(path, entries):
+    folder = os.path.dirname(path)
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    st = os.stat(folder)
+    if st.st_uid != os.geteuid():
+        raise PermissionError("%s is not ours" % folder)
+    if st.st_mode & 0o077:
+        os.chmod(folder, 0o700)
+    body = marshal.dumps((version_key(), entries))
+    tmp = "%s.%d.%s.tmp" % (path, os.getpid(), os.urandom(4).hex())
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(FORMAT + _digest(body) + body)
+        os.replace(tmp, path)  # readers see the old file or the new one, never half of one
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _reset():
+    """Forget what this process loaded and derived (tests)."""
+    global _loaded, _new, _can_save
+    _loaded, _new, _can_save = None, {}, None
+    _used.clear()

@@ -1,0 +1,371 @@
+"""The Stop hook's disk cache (ledger/diskcache.py): the same regexes and parsed rule packs, or none.
+
+Pattern equality compares the compiled program, so `cached == re.compile(...)` says the cache
+gave back exactly the code `re` would have built; the match checks say the same in behaviour.
+"""
+
+import glob
+import json
+import marshal
+import os
+import re
+import stat
+
+import pytest
+
+from hookrun import REPO, run_hook
+from ledger import diskcache, store
+from ledger.detect import load_rules
+from ledger.detect import rules as detect_rules
+
+CORPUS = sorted(glob.glob(os.path.join(REPO, "tests", "corpus", "*.txt")))
+
+SIMPLE = [
+    (r"(?P<word>\w+)\s+(\d+)", 0),
+    (r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]", 0),
+    (r"\bbecause\b|\bdue to\b", re.IGNORECASE),
+    (r"^\s*#+\s*(.*?)$", re.MULTILINE),
+    (r"(`+)(.+?)\1", re.S),
+]
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    """A fresh, empty cache in this test's folder; the process's own cache is restored after."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv("LEDGER_CACHE", raising=False)
+    saved = (diskcache._loaded, diskcache._new, set(diskcache._used), diskcache._can_save)
+    diskcache._reset()
+    yield diskcache
+    diskcache._loaded, diskcache._new, diskcache._can_save = saved[0], saved[1], saved[3]
+    diskcache._used.clear()
+    diskcache._used.update(saved[2])
+
+
+def _rule_patterns():
+    """Every joined alternation the detector compiles from the packaged packs, per language."""
+    rules = detect_rules.build(detect_rules.rule_files())
+    out = []
+    for lang in ("en", "ja"):
+        lr = rules.for_lang(lang)
+        for key in vars(lr):
+            m = getattr(lr, key)
+            if isinstance(m, detect_rules.Matcher) and m.patterns:
+                out.append(("|".join("(?:%s)" % p for p in m.patterns), m.flags))
+    assert len(out) > 20
+    return out
+
+
+def _texts():
+    texts = []
+    for path in CORPUS:
+        with open(path, encoding="utf-8") as f:
+            texts.append(f.read())
+    return texts
+
+
+def _spans(pattern, texts):
+    return [[(m.span(), m.groups()) for m in pattern.finditer(t)] for t in texts]
+
+
+def _hit_only(monkeypatch):
+    """Fail the test if anything is compiled from source from here on."""
+    def refuse(*a, **k):
+        raise AssertionError("compiled from source: the cache missed")
+
+    monkeypatch.setattr(diskcache, "_arguments", refuse)
+    monkeypatch.setattr(diskcache.re, "compile", refuse)
+
+
+def test_a_miss_compiles_saves_and_the_next_process_hits(cache, monkeypatch, tmp_path):
+    first = [cache.compile(p, f) for p, f in SIMPLE]
+    assert first == [re.compile(p, f) for p, f in SIMPLE]
+    assert cache.save() is True
+    path = cache.cache_file()
+    assert path.startswith(str(tmp_path / "cache" / "evidence-ledger"))
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    assert stat.S_IMODE(os.stat(os.path.dirname(path)).st_mode) == 0o700
+    assert cache.save() is False  # nothing new: no write
+
+    cache._reset()  # as a new process would start
+    expected = [re.compile(p, f) for p, f in SIMPLE]
+    _hit_only(monkeypatch)
+    again = [cache.compile(p, f) for p, f in SIMPLE]
+    assert again == expected
+    for got, want in zip(again, expected):
+        assert (got.pattern, got.flags, got.groups, got.groupindex) == \
+            (want.pattern, want.flags, want.groups, want.groupindex)
+
+
+def test_every_rule_pattern_from_the_cache_is_the_pattern_re_compiles(cache, monkeypatch):
+    patterns = _rule_patterns()
+    texts = _texts()
+    for p, f in patterns:
+        cache.compile(p, f)
+    assert cache.save()
+    cache._reset()
+    expected = [re.compile(p, f) for p, f in patterns]
+    _hit_only(monkeypatch)
+    cached = [cache.compile(p, f) for p, f in patterns]
+    for got, want in zip(cached, expected):
+        assert got == want  # the same compiled program
+        assert _spans(got, texts) == _spans(want, texts)
+
+
+def test_the_detector_modules_compile_through_the_cache(cache):
+    # Their module-level patterns were compiled at import: each equals re.compile's.
+    from ledger.detect import cite, markdown, sentences
+
+    for module in (sentences, cite, markdown):
+        for name, value in vars(module).items():
+            if isinstance(value, re.Pattern):
+                assert value == re.compile(value.pattern, value.flags), (module.__name__, name)
+
+
+def _write_raw(cache, data):
+    path = cache.cache_file()
+    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+    with open(path, "wb") as f:
+        f.write(data)
+    os.chmod(path, 0o600)
+    return path
+
+
+def _valid_file(cache, version=None, entries=None):
+    if entries is None:
+        entries = {("re", p, int(f)): diskcache._arguments(p, int(f)) for p, f in SIMPLE}
+    body = marshal.dumps((version or cache.version_key(), entries))
+    return cache.FORMAT + cache._digest(body) + body
+
+
+def _works_and_repairs(cache):
+    """Every pattern still compiles right, and the next save writes a good file."""
+    assert [cache.compile(p, f) for p, f in SIMPLE] == [re.compile(p, f) for p, f in SIMPLE]
+    assert cache.save() is True
+    cache._reset()
+    assert len(cache._entries()) == len(SIMPLE)
+
+
+@pytest.mark.parametrize("damage", [
+    lambda good: b"",
+    lambda good: b"not a cache at all",
+    lambda good: good[:-7],                                   # cut short
+    lambda good: good[:-1] + bytes([good[-1] ^ 0xFF]),        # one byte of the body flipped
+    lambda good: good[:30] + bytes([good[30] ^ 0xFF]) + good[31:],  # the digest damaged
+    lambda good: b"evidence-ledger cache 0\n" + good[len(diskcache.FORMAT):],  # other format
+])
+def test_a_corrupt_file_is_ignored_and_replaced(cache, damage):
+    _write_raw(cache, damage(_valid_file(cache)))
+    assert cache._entries() == {}
+    _works_and_repairs(cache)
+
+
+def test_a_file_from_another_python_is_ignored(cache):
+    _write_raw(cache, _valid_file(cache, version="cpython|2.7.18|0|0|2|0"))
+    assert cache._entries() == {}
+    _works_and_repairs(cache)
+
+
+def test_a_program_the_engine_rejects_falls_back_to_re_compile(cache):
+    # A well-formed file (right digest and version) whose program is garbage: _sre refuses it.
+    pattern, flags = SIMPLE[0]
+    bad = {("re", pattern, flags): (int(flags | re.UNICODE), [1, 2, 3, 4, 5], 2, {"word": 1}, (None, "word", None))}
+    _write_raw(cache, _valid_file(cache, entries=bad))
+    assert ("re", pattern, flags) in cache._entries()
+    assert cache.compile(pattern, flags) == re.compile(pattern, flags)
+    assert ("re", pattern, flags) in cache._new  # replaced at the next save
+
+
+def test_a_file_others_could_write_is_ignored(cache):
+    path = _write_raw(cache, _valid_file(cache))
+    os.chmod(path, 0o666)
+    assert cache._entries() == {}
+    cache._reset()
+    os.chmod(path, 0o600)
+    assert len(cache._entries()) == len(SIMPLE)
+
+
+def test_a_file_of_another_user_is_ignored(cache, monkeypatch):
+    _write_raw(cache, _valid_file(cache))
+    monkeypatch.setattr(diskcache.os, "geteuid", lambda: os.geteuid() + 1)
+    assert cache._entries() == {}
+    assert cache.compile(*SIMPLE[0]) == re.compile(*SIMPLE[0])
+    assert cache.save() is False  # the folder is not "ours" either: nothing written
+
+
+def test_a_symlinked_file_is_not_followed(cache, tmp_path):
+    target = tmp_path / "elsewhere"
+    target.write_bytes(_valid_file(cache))
+    path = cache.cache_file()
+    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+    os.symlink(str(target), path)
+    assert cache._entries() == {}
+
+
+def test_an_unwritable_cache_folder_still_works(cache, monkeypatch, tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))  # the folder would sit under a file
+    assert cache.compile(*SIMPLE[1]) == re.compile(*SIMPLE[1])
+    assert cache.save() is False
+    assert cache.compile(*SIMPLE[2]) == re.compile(*SIMPLE[2])
+
+
+def test_where_nothing_can_be_saved_a_miss_costs_one_compile(cache, monkeypatch, tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))
+    monkeypatch.setattr(diskcache, "_arguments", lambda *a: pytest.fail("derived an entry"))
+    assert cache.compile(*SIMPLE[0]) == re.compile(*SIMPLE[0])
+    assert cache.toml(b"a = 1\n") == {"a": 1}
+    assert cache._new == {}
+
+
+def test_a_relative_cache_home_is_not_used(cache, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative/cache")
+    assert os.path.isabs(cache.cache_file())
+
+
+def test_turned_off_it_is_plain_re_compile(cache, monkeypatch):
+    monkeypatch.setenv("LEDGER_CACHE", "off")
+    assert cache.compile(*SIMPLE[0]) == re.compile(*SIMPLE[0])
+    assert cache._new == {} and cache.save() is False
+    assert not os.path.exists(cache.cache_file())
+
+
+def test_errors_and_uncacheable_input_behave_like_re(cache):
+    with pytest.raises(re.error):
+        cache.compile(r"(unclosed")
+    assert cache.compile(rb"\d+") == re.compile(rb"\d+")  # bytes: not cached, still compiled
+    assert cache.compile(r"\d+", re.ASCII) == re.compile(r"\d+", re.ASCII)
+    assert all(isinstance(k[1], str) for k in cache._new)
+
+
+def test_a_matcher_with_a_bad_pattern_still_falls_back_to_the_list(cache):
+    m = detect_rules.Matcher([r"\bfine\b", r"(broken"], re.IGNORECASE)
+    assert m.search("all FINE here").group(0) == "FINE"
+
+
+def test_stale_entries_are_dropped_past_the_limit(cache, monkeypatch):
+    monkeypatch.setattr(diskcache, "MAX_ENTRIES", 3)
+    for p, f in SIMPLE:
+        cache.compile(p, f)
+    cache.save()
+    cache._reset()
+    cache.compile(*SIMPLE[0])
+    cache.compile(r"new\d", 0)
+    cache.save()
+    cache._reset()
+    assert set(cache._entries()) == {("re",) + SIMPLE[0], ("re", r"new\d", 0)}
+
+
+def _stop_payload(session, prompt):
+    return {"session_id": session, "hook_event_name": "Stop", "stop_hook_active": False,
+            "prompt_id": prompt, "cwd": REPO,
+            "last_assistant_message": "## Root cause\nThe loss is NaN because the learning rate is "
+                                      "too high, as `lr=3.00e-03 warmup_steps=0` shows.\n\nThe "
+                                      "eval OOM comes from the cache growing every step."}
+
+
+def test_the_stop_hook_judges_alike_cold_warm_and_without_the_cache(db_path, tmp_path):
+    conn = store.connect(db_path)
+    store.record(conn, {"session_id": "s1", "tool_name": "Bash", "command": "python train.py",
+                        "output": "step 1 lr=3.00e-03 warmup_steps=0\nloss=nan", "failed": True})
+    conn.close()
+    cache_home = str(tmp_path / "hook-cache")
+    outputs = []
+    for n, env in enumerate([{"XDG_CACHE_HOME": cache_home}, {"XDG_CACHE_HOME": cache_home},
+                             {"LEDGER_CACHE": "off"}]):
+        result = run_hook(_stop_payload("s1", "p%d" % n), env=env)
+        assert result.returncode == 0 and result.stderr == b"", result.stderr
+        outputs.append(json.loads(result.stdout))
+        if n == 0:
+            written = glob.glob(os.path.join(cache_home, "evidence-ledger", "stop-*.cache"))
+            assert len(written) == 1
+            before = os.stat(written[0]).st_mtime_ns
+    assert outputs[0]["decision"] == "block" and "eval OOM" in outputs[0]["reason"]
+    assert outputs[0] == outputs[1] == outputs[2]
+    assert os.stat(written[0]).st_mtime_ns == before  # the warm run had nothing to add
+
+
+def test_load_rules_output_does_not_depend_on_the_cache(cache, monkeypatch):
+    from ledger.detect import analyze
+
+    msg = "The job crashed because the disk was full. 原因はディスクの容量不足です。"
+    cold = analyze(msg, rules=detect_rules.build(detect_rules.rule_files())).to_dict()
+    cache.save()
+    cache._reset()
+    warm = analyze(msg, rules=detect_rules.build(detect_rules.rule_files())).to_dict()
+    monkeypatch.setenv("LEDGER_CACHE", "off")
+    off = analyze(msg, rules=detect_rules.build(detect_rules.rule_files())).to_dict()
+    assert cold == warm == off and cold["claims"]
+    assert load_rules() is not None
+
+
+# Parsed TOML ---------------------------------------------------------------------------------
+
+def test_parsed_rule_packs_come_back_equal_and_without_tomllib(cache, monkeypatch):
+    import tomllib
+
+    files = [path for _, path in detect_rules.rule_files()]
+    assert files
+    raws = []
+    for path in files:
+        with open(path, "rb") as f:
+            raws.append(f.read())
+    expected = [tomllib.loads(raw.decode()) for raw in raws]
+    assert [cache.toml(raw) for raw in raws] == expected
+    assert cache.save()
+    cache._reset()
+    monkeypatch.setattr(diskcache, "_parse_toml", lambda data: pytest.fail("parsed again"))
+    first = [cache.toml(raw) for raw in raws]
+    assert first == expected
+    first[0]["pack"]["name"] = "edited by the caller"
+    assert cache.toml(raws[0]) == expected[0]  # every call gets its own copy
+
+
+def test_a_changed_file_is_parsed_again(cache):
+    a = b'[pack]\nname = "en"\n[cues]\nhedge = ["\\\\bmaybe\\\\b"]\n'
+    b = a.replace(b"maybe", b"perhaps")
+    assert cache.toml(a)["cues"]["hedge"] == ["\\bmaybe\\b"]
+    cache.save()
+    cache._reset()
+    assert cache.toml(b)["cues"]["hedge"] == ["\\bperhaps\\b"]
+    assert ("toml", b) in cache._new
+
+
+def test_toml_errors_are_tomllibs(cache):
+    import tomllib
+
+    with pytest.raises(tomllib.TOMLDecodeError):
+        cache.toml(b"[pack\nname = 1")
+    with pytest.raises(UnicodeDecodeError):
+        cache.toml(b'name = "\xff"')
+    assert cache._new == {}
+
+
+def test_a_toml_date_is_parsed_every_time(cache):
+    parsed = cache.toml(b"when = 2024-01-02T03:04:05Z\n")
+    assert parsed["when"].year == 2024
+    assert cache._new == {}  # marshal cannot hold a datetime
+
+
+def test_a_broken_rule_file_is_still_reported(cache, tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_bytes(b"[pack\n")
+    with pytest.raises(detect_rules.RuleError, match="invalid TOML"):
+        detect_rules.read_file(str(bad))
+    bad.write_bytes(b'[pack]\nname = "x"\nlang = "en"\n')
+    assert detect_rules.read_file(str(bad))["pack"]["name"] == "x"
+
+
+def test_rule_loading_on_a_warm_cache_does_not_import_tomllib(tmp_path):
+    import subprocess
+    import sys
+
+    code = ("import sys; from ledger.detect import rules; from ledger import diskcache; "
+            "rules.build(rules.rule_files()); diskcache.save(); print('tomllib' in sys.modules)")
+    env = dict(os.environ, PYTHONPATH=REPO, XDG_CACHE_HOME=str(tmp_path / "c"))
+    runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                           cwd=str(tmp_path), check=True).stdout.strip() for _ in range(2)]
+    assert runs == ["True", "False"]

@@ -1,0 +1,94 @@
+"""The entries a block suggests (store.rank) and the line it shows (stop.best_line) are the same
+as the plain versions these were sped up from, kept here as the reference."""
+
+import math
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ledger import store
+from ledger.hooks import stop
+
+
+def reference_best_line(output, claim_text, scan=2000):
+    terms = {t for t in stop._words(claim_text) if len(t) >= 3}
+    has_term = re.compile("|".join(map(re.escape, sorted(terms, key=len, reverse=True)))).search if terms else None
+    best, best_score = "", -1
+    for line in output.splitlines()[-scan:]:
+        stripped = line.strip()
+        if not stripped:
+            continue
+        lowered = stripped.lower()
+        score = 4 * len(terms.intersection(stop._words(lowered))) if has_term and has_term(lowered) else 0
+        score += 2 if stop._ALARM_RE.search(lowered) else 0
+        if score >= best_score:
+            best, best_score = stripped, score
+    return best[:200]
+
+
+def reference_rank(rows, terms, limit, phrase=None):
+    texts = [((r["command"] or "") + "\n" + (r["output"] or "")).lower() for r in rows]
+    terms = [t.lower() for t in terms]
+    holds = [[t in text for t in terms] for text in texts]
+    weight = []
+    for i in range(len(terms)):
+        df = sum(1 for h in holds if h[i])
+        weight.append(math.log(1 + len(rows) / df) if df else 0.0)
+    whole = phrase.lower() if phrase and len(terms) > 1 else None
+    order = sorted(range(len(rows)),
+                   key=lambda j: (not (whole and whole in texts[j]),
+                                  -sum(w for w, h in zip(weight, holds[j]) if h), -rows[j]["num"]))
+    return [rows[j]["num"] for j in order[:limit]]
+
+
+WORDS = ["step", "loss", "NaN", "nan", "error", "Error:", "rank3", "the", "The", "oom", "OOM",
+         "grad_norm=1.5", "timed out", "warmup", "lr=3e-4", "...", "a.b.", "エラー", "失敗", "İstanbul",
+         "ß", "x", "killed", "fail", "4000", "checkpoint"]
+SEPARATORS = ["\n", "\r\n", "\r", " ", "  ", "\t", "\x0b", "\u2028", "\n\n", "\x85"]
+
+text = st.lists(st.one_of(st.sampled_from(WORDS), st.sampled_from(SEPARATORS), st.text(max_size=6)),
+                max_size=120).map("".join)
+claim = st.lists(st.sampled_from(WORDS + ["because", "was", "corrupt"]), max_size=10).map(" ".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(output=text, claim_text=claim, scan=st.integers(1, 12))
+def test_best_line_is_the_reference(output, claim_text, scan):
+    assert stop.best_line(output, claim_text, scan) == reference_best_line(output, claim_text, scan)
+
+
+def test_best_line_on_a_long_log_is_the_reference():
+    lines = []
+    for i in range(30000):
+        lines.append("12:00:%02d step %d loss=%.3f grad_norm=0.9 lr=3.00e-04" % (i % 60, i, i / 7))
+        if i % 997 == 0:
+            lines.append("[rank3] WARNING grad_norm 88.4 above clip threshold 1.0")
+        if i % 4111 == 0:
+            lines.append("RuntimeError: NCCL error: unhandled system error, loss is nan")
+    for sep in ("\n", "\r\n"):
+        output = sep.join(lines) + sep
+        for claim_text in ("The loss became NaN at step 4000 because of the NCCL error.",
+                           "The checkpoint is corrupt.", "grad_norm blew up on rank3", ""):
+            assert stop.best_line(output, claim_text) == reference_best_line(output, claim_text)
+
+
+def _row(num, command, output):
+    return {"num": num, "command": command, "output": output}
+
+
+@settings(max_examples=200, deadline=None)
+@given(outputs=st.lists(text, min_size=1, max_size=8), claim_text=claim,
+       limit=st.integers(1, 4), phrase=st.booleans())
+def test_rank_is_the_reference(outputs, claim_text, limit, phrase):
+    rows = [_row(n + 1, "cmd %d" % n, out) for n, out in enumerate(outputs)]
+    terms = store.terms(claim_text)
+    got = [r["num"] for r in store.rank(rows, terms, limit, phrase=claim_text if phrase else None)]
+    assert got == reference_rank(rows, terms, limit, phrase=claim_text if phrase else None)
+
+
+@settings(max_examples=400, deadline=None)
+@given(output=st.lists(st.one_of(text, st.sampled_from(SEPARATORS)), max_size=30).map("".join),
+       count=st.integers(1, 4))
+def test_last_lines_are_the_last_of_splitlines(output, count):
+    assert stop._last_lines(output, count) == output.splitlines()[-count:]
