@@ -123,7 +123,9 @@ def _heading_mode(r_for, text):
         # "Root cause still unknown. What we know:" heads observations; "Ruled out so far",
         # 「原因ではなかったもの」 head what is not the cause. Neither is a claim.
         return None
-    if r.confirmed.search(t) or r.discovery.search(t):
+    # "Confirmed" marks a heading about the cause ("Root cause (confirmed)"); alone in a label
+    # such as "I verified the fix on the 4-GPU box:" it says nothing about a cause.
+    if (r.confirmed.search(t) and not r.hypothesis.search(t)) and r.assertion.search(t) or r.discovery.search(t):
         return "assertion"
     if r.hypothesis.search(t):
         return "hypothesis"
@@ -169,6 +171,15 @@ def analyze(message, evidence=None, rules=None):
             continue
         if b.kind not in ("para", "item", "row"):
             continue
+        if b.kind == "para" and b.text.rstrip().endswith((":", "：")) and "\n" not in b.text.strip() \
+                and bi + 1 < len(blocks) and blocks[bi + 1].kind == "item" \
+                and _heading_mode(rules.for_lang, b.text.rstrip(" :：")) == "hypothesis":
+            # "Here is my plan for the evaluation harness:" heads the list under it, as a heading would.
+            while stack and stack[-1][0] >= 7:
+                stack.pop()
+            stack.append((7, "hypothesis", b.text.strip(" *_:：")))
+            first_group = True
+            continue
         mode, label = None, None
         for lvl, m, lab in reversed(stack):
             if m:
@@ -192,13 +203,16 @@ def analyze(message, evidence=None, rules=None):
             lm = _heading_mode(rules.for_lang, text.split(" | ")[0])
             if lm == "hypothesis":
                 mode, label = lm, text.split(" | ")[0]
-            elif b.header and mode is None:
+            elif b.header and mode != "hypothesis":
                 # A row of a table with a cause column ("| Symptom | Cause | Fix |") states a cause.
                 for cell in b.header:
                     if _heading_mode(rules.for_lang, cell) == "assertion":
                         mode, label, bare_ok = "assertion", cell, True
                         break
-        prev = None
+        # Items of one list read like sentences in a row: "- Loss plateaued at 2.3." then "- The
+        # scheduler stepped per epoch instead of per step." explains the item before it.
+        prev = units[-1].text if (b.kind == "item" and units and units[-1].block == bi - 1
+                                  and blocks[bi - 1].kind == "item") else None
         for a, e in sentences.split(text):
             s = text[a:e]
             units.append(_Unit(s, bi, mode, label, prev, bare_ok))

@@ -18,14 +18,16 @@ plain declarative sentence is an assertion even without a cue.
 
 import re
 
+from .. import diskcache
+
 ASSERTION, HYPOTHESIS, NEGATED = "assertion", "hypothesis", "negated"
 # A negated frame in a sentence like these rules a cause out even without failure words.
-_NAMES_CAUSE = re.compile(r"原因|要因|犯人|元凶|真因|せい|所為|cause|culprit|blame|reason|responsible|"
+_NAMES_CAUSE = diskcache.compile(r"原因|要因|犯人|元凶|真因|せい|所為|cause|culprit|blame|reason|responsible|"
                           r"ruled?\s+out|rules\s+out|red\s+herring|\bnot\s+why\b|n't\s+why\b|関係(?:ありません|ない|なかった)|無関係|排除|除外|候補から|容疑から", re.I)
 _RANK = {ASSERTION: 3, NEGATED: 2, HYPOTHESIS: 1}
 # "Single-GPU eval never had this problem": a failure word under a negation is no new failure.
-_ANY_NEG = re.compile(r"\b(?:not|never|no)\b|n't\b|ない|ません|なかった|なし", re.I)
-_REASON_END = re.compile(r"(?:ため|から|ので)(?:です|でした|だ|だった)$")
+_ANY_NEG = diskcache.compile(r"\b(?:not|never|no)\b|n't\b|ない|ません|なかった|なし", re.I)
+_REASON_END = diskcache.compile(r"(?:ため|から|ので)(?:です|でした|だ|だった)$")
 
 
 def _spans(matches):
@@ -36,8 +38,15 @@ def _outside(m, spans):
     return not any(a <= m.start() and m.end() <= b for a, b in spans)
 
 
-_CJK_TO_SPACE = {c: " " for r in ((0x3040, 0x30FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xFF66, 0xFF9F))
-                 for c in range(r[0], r[1] + 1)}
+_CJK_RANGES = ((0x3040, 0x30FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xFF66, 0xFF9F))
+_cjk_to_space = None  # built on first use: an English-only message never needs its 28k entries
+
+
+def _cjk_table():
+    global _cjk_to_space
+    if _cjk_to_space is None:
+        _cjk_to_space = {c: " " for a, b in _CJK_RANGES for c in range(a, b + 1)}
+    return _cjk_to_space
 
 
 def failure_term(r, text):
@@ -52,7 +61,7 @@ def failure_term(r, text):
     if found is None and not text.isascii():
         # Same offsets (one character for one), so the phrases masked in the original still
         # mask: 「OOM を避けるため」 keeps its OOM out.
-        found = _failure(r, text.translate(_CJK_TO_SPACE), text)
+        found = _failure(r, text.translate(_cjk_table()), text)
     return found
 
 
@@ -192,18 +201,18 @@ def _symptom(r, lang, text):
 
 
 # A head that introduces a list ("Two issues to fix: ...") states no failure of its own.
-_LIST_INTRO = re.compile(r"\b(?:to\s+\w+|following|below|remaining|left|include|includes|are|were|these)\s*$", re.I)
-_PAST_END = re.compile(r"(?:\w{3}ed|hung|broke|froze|died|timed\s+out|blew\s+up)\s*$", re.I)
-_SUBJECT = re.compile(r"\s*(?:the|this|that|our|my|its?|every|each)\b", re.I)
+_LIST_INTRO = diskcache.compile(r"\b(?:to\s+\w+|following|below|remaining|left|include|includes|are|were|these)\s*$", re.I)
+_PAST_END = diskcache.compile(r"(?:\w{3}ed|hung|broke|froze|died|timed\s+out|blew\s+up)\s*$", re.I)
+_SUBJECT = diskcache.compile(r"\s*(?:the|this|that|our|my|its?|every|each)\b", re.I)
 # "The 4-bit model outputs gibberish": a subject, then a verb in -s, then more.
-_SUBJECT_VERB = re.compile(r"^\s*(?:the|this|that|our|my|its|a|an)\s+(?:[\w.-]+\s+){0,4}?[a-z]{3,}s\s+\w", re.I)
-_FAILURE_NOUN = re.compile(r"\b(?:timeouts?|crash(?:es)?|OOMs?|hangs?|slowdowns?|NaNs?|deadlocks?|leaks?|"
+_SUBJECT_VERB = diskcache.compile(r"^\s*(?:the|this|that|our|my|its|a|an)\s+(?:[\w.-]+\s+){0,4}?[a-z]{3,}s\s+\w", re.I)
+_FAILURE_NOUN = diskcache.compile(r"\b(?:timeouts?|crash(?:es)?|OOMs?|hangs?|slowdowns?|NaNs?|deadlocks?|leaks?|"
                            r"segfaults?|spikes?|regressions?|failures?|errors?|stalls?|restarts?|5\d\ds)\b", re.I)
-_LABEL_HEAD = re.compile(r"\b(?:known|open|remaining|other|following|some|several|two|three|four|few|"
+_LABEL_HEAD = diskcache.compile(r"\b(?:known|open|remaining|other|following|some|several|two|three|four|few|"
                          r"list|summary|possible|potential|recent|new|old)\b", re.I)
-_GENERIC_WHEN = re.compile(r"\b(?:when(?:ever)?|if|in\s+case|unless|until)\s", re.I)
-_NOMINAL_CAUSE = re.compile(r"\s*(?:(?:a|an|the|our|its)\s+\w|x{3,}|`)", re.I)
-_VERB_END = re.compile(r"(?:\w(?:s|ed)|hung|broke|froze|died|out|up)\s*$", re.I)
+_GENERIC_WHEN = diskcache.compile(r"\b(?:when(?:ever)?|if|in\s+case|unless|until)\s", re.I)
+_NOMINAL_CAUSE = diskcache.compile(r"\s*(?:(?:a|an|the|our|its)\s+\w|x{3,}|`)", re.I)
+_VERB_END = diskcache.compile(r"(?:\w(?:s|ed)|hung|broke|froze|died|out|up)\s*$", re.I)
 
 
 def _explanation(r, lang, text, plain):
@@ -241,7 +250,7 @@ def _explanation(r, lang, text, plain):
             continue
         # "Training diverged; the loss hit NaN at step 200" restates the symptom: after a
         # semicolon only a clause without failure words explains it.
-        if m.group(0).strip() == ";" and (failure_term(r, plain[m.end():])
+        if m.group(0).strip() == ";" and ((failure_term(r, plain[m.end():]) and not (r.defect and r.defect.search(tail)))
                                           or (r.negation_before and r.negation_before.search(head))):
             continue
         # "Not a memory leak: RSS is flat", "This isn't an NCCL issue — one node hangs too": what
@@ -327,7 +336,7 @@ def _assert(mode, mode_label, reason):
     return Verdict(ASSERTION, reason)
 
 
-_LOOK_BACK = re.compile(r"\bwhy\b|\bhence\b|\btherefore\b", re.I)
+_LOOK_BACK = diskcache.compile(r"\bwhy\b|\bhence\b|\btherefore\b", re.I)
 
 
 def _rationale(r, lang, text, clause, a, m):
