@@ -108,7 +108,13 @@ def _strings(value):
             yield from _strings(v)
 
 
+_BARE_LABEL = re.compile(r"^(?:\s*[*_]*[^\n:：]{1,40}?[*_]*\s*[:：]\s*[*_]*\s*(?:\n|$))+$")
+_HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
+
+
 def _prep(text):
+    if "<!--" in text:
+        text = _HTML_COMMENT.sub("", text)  # invisible once rendered: template hints, not prose
     text = unicodedata.normalize("NFKC", text) if not text.isascii() else text
     return text.translate(_CURLY).replace("\u2026", "...")
 
@@ -233,6 +239,8 @@ def analyze(message, evidence=None, rules=None):
             before = _EMPH.sub(r"\2", units[idx - 1].text).strip()
             if rules.for_lang(sentences.lang_of(before)).discovery.search(before):
                 mode, mode_label, bare_ok = "assertion", before.rstrip(".!:。！："), True
+        if _BARE_LABEL.match(plain):
+            continue  # "- 原因:" / "**Root cause:**" with nothing after it: an empty template field
         v = _classify.classify(r, lang, masked, plain, prev, mode, mode_label, bare_ok)
         if v is None:
             continue
