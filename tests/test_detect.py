@@ -380,3 +380,74 @@ def test_a_fix_summary_after_a_diagnosis_is_not_a_claim(message, claims):
 ])
 def test_what_is_not_the_agents_own_fix_still_claims(message):
     assert "assertion" in kinds(message)
+
+
+# Structure, not only cue words -------------------------------------------------------------
+
+@pytest.mark.parametrize("message", [
+    "Found it. The collate function pads every batch to the longest sequence in the dataset.",
+    "I see the issue.\n\nThe sampler is shared by all ranks, so each rank reads the same shard.",
+    "原因が分かりました。\n\nDataLoader のワーカー数が 0 のままでした。",
+])
+def test_the_sentence_after_an_announced_finding_states_it(message):
+    assert "assertion" in kinds(message)
+
+
+@pytest.mark.parametrize("message", [
+    "Got it. I'll update the README next.",
+    "分かりました。README を更新します。",
+])
+def test_an_acknowledgement_is_no_announced_finding(message):
+    assert kinds(message) == []
+
+
+def test_a_failure_then_a_sentence_naming_a_defect_is_a_diagnosis():
+    assert kinds("The second node hangs at init. NCCL_SOCKET_IFNAME points to docker0 on that host.") == ["assertion"]
+    # an observation, a plan or a success after a failure explains nothing
+    for msg in ("Eval hangs on multi-GPU. Single-GPU eval never had this problem.",
+                "Loss went NaN at step 900. The same config ran fine on 4 GPUs instead of 8.",
+                "The run crashed at step 400. I restarted it from the step 300 checkpoint instead of from scratch."):
+        assert decision(analyze(msg)) == "allow", msg
+
+
+def test_list_items_read_as_consecutive_sentences():
+    msg = ("## Summary\n\n- The loss plateaued at 2.3 after epoch 1.\n"
+           "- The scheduler was stepping per epoch instead of per step.\n")
+    assert decision(analyze(msg)) == "block"
+
+
+def test_a_table_with_a_cause_column_states_causes_and_its_header_claims_nothing():
+    msg = ("| Symptom | Cause | Fix |\n|---|---|---|\n"
+           "| eval 3x slower | eval batch size hard-coded to 1 | read it from the config |\n")
+    claims = analyze(msg).claims
+    assert [c.kind for c in claims] == ["assertion"]
+    assert "Symptom" not in claims[0].text
+
+
+def test_template_fields_and_html_comments_are_not_prose():
+    msg = ("## Incident postmortem\n\n**Impact:** <!-- who was affected -->\n"
+           "**Root cause:** <!-- what caused the failure; link evidence -->\n")
+    assert kinds(msg) == []
+    assert kinds("## 障害報告\n- 発生日時:\n- 原因:\n- 暫定対応:\n") == []
+
+
+@pytest.mark.parametrize("text", [
+    "In JAX, the first call to a jitted function is slow because it traces and compiles.",
+    "Mixed precision can lead to overflow in fp16 because its largest finite value is 65504; bf16 rarely overflows.",
+    "Flash attention never materializes the full matrix, which is why its memory grows linearly with sequence length.",
+    "Adam はパラメータごとに二次モーメントを持つため、メモリは重みの約 3 倍になります。",
+    "bf16 は指数部が fp32 と同じ 8 ビットなので、fp16 よりもオーバーフローしにくいという特徴があります。",
+    "OOM を避けるため、eval のバッチサイズを 16 に下げてから再投入します。",
+    "step 400 で CUDA OOM により落ちました。ログを添付します。",
+])
+def test_how_it_works_and_plans_are_not_diagnoses(text):
+    assert decision(analyze(text)) == "allow"
+
+
+@pytest.mark.parametrize("text", [
+    "DataLoader のワーカーが fork 後にトークナイザのロックを取り合ってデッドロックしていました。",
+    "torch を上げたら SDPA が math カーネルにフォールバックして、ステップ時間が倍になりました。",
+    "2 台目のノードが初期化で止まる件、そのホストだけ NCCL_SOCKET_IFNAME が docker0 を指していました。",
+])
+def test_japanese_te_chains_and_topics_into_a_failure(text):
+    assert kinds(text) == ["assertion"]
