@@ -142,7 +142,7 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
             cues.append(("connective", m))
     # "X, so Y" / "therefore Y": Y must be the failure ("The run crashed, so the checkpoint at
     # step 400 is the latest" states a consequence, not a diagnosis).
-    for m in r.result.finditer(text) if r.result else ():
+    for m in r.result.finditer(text) if (r.result and failure) else ():
         after = plain[m.end():]
         if failure_term(r, after) or (not after.strip(" .!,;)*_") and failure_term(r, plain[:m.start()])):
             cues.append(("result", m))
@@ -281,6 +281,8 @@ def _judge(r, lang, text, clauses, pseudo, tier, m, failure, mode, mode_label):
         return None
     if tier == "connective" and _rationale(r, lang, text, clause, a, m):
         return None
+    if tier == "result" and lang == "ja" and r.own_action and r.own_action.search(text[m.end():]):
+        return None  # 「ログが多すぎて読みにくいため、レベルを上げました」: the reason for the agent's own act
     if tier == "explanation" and (r.evidence.search(body) or (
             # 「IFNAME が docker0 を指していました」: a part of the system with が did it, not the agent
             r.rationale.search(body) and not (lang == "ja" and "が" in body))):
