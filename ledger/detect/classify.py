@@ -237,6 +237,10 @@ def _explanation(r, lang, text, plain):
             if not 3 <= len(head.strip()) <= 40:
                 continue
             verbal = r.predicate.search(head)
+            # 「loss が nan になるのは fp16 のオーバーフローです」explains; 「失敗したのは test_x の 1 件
+            # のみ」only says which one failed: the failure needs its own subject (が).
+            if m.group(0).startswith("のは") and "が" not in head:
+                continue
         if not verbal or not failure_term(r, head):
             continue
         if lang == "en" and _GENERIC_WHEN.search(head):

@@ -151,7 +151,7 @@ class Pack:
 class LangRules:
     """Compiled rules for one language: the union of every pack with that `lang`."""
 
-    def __init__(self, lang, packs, shared_failure=()):
+    def __init__(self, lang, packs, shared=None):
         self.lang = lang
         flags = re.IGNORECASE
         if any(p.data.get("pack", {}).get("case_sensitive") for p in packs):
@@ -170,9 +170,10 @@ class LangRules:
                 if key in p.data.get("citation", {}):
                     scalars[key] = p.data["citation"][key]
         # Failure vocabulary crosses languages: a Japanese sentence says "OOM" and "NaN".
-        for pat in shared_failure:
-            if pat not in merged["failure"]:
-                merged["failure"].append(pat)
+        for key, pats in (shared or {}).items():
+            for pat in pats:
+                if pat not in merged[key]:
+                    merged[key].append(pat)
         for key, pats in merged.items():
             setattr(self, key, Matcher(pats, flags))
         self.min_quote_chars = scalars["min_quote_chars"]
@@ -194,13 +195,15 @@ class Rules:
             packs = [p for p in self.packs if p.lang == lang]
             if not packs:
                 packs = [p for p in self.packs if p.lang == "en"]
-            shared = []
+            shared = {"failure": [], "not_failure": []}
             if lang != "en":
-                # English failure words ("OOM", "NaN", "RuntimeError") turn up in every language;
-                # the other direction would only add noise.
+                # English failure words ("OOM", "NaN", "RuntimeError") turn up in every language,
+                # and so do the English phrases in which they are no failure ("pip freeze", "no
+                # errors"); the other direction would only add noise.
                 for p in self.packs:
                     if p.lang == "en":
-                        shared.extend(p.data.get("cues", {}).get("failure", []))
+                        for key in shared:
+                            shared[key].extend(p.data.get("cues", {}).get(key, []))
             got = LangRules(lang, packs, shared)
             self._by_lang[lang] = got
         return got
