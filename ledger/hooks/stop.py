@@ -146,13 +146,24 @@ def judge(conn, event, session_id, message, config, project_dir):
     blocks = store.blocks_in_turn(conn, session_id, event.get("turn_id"))
 
     folded = {}
+    # Which entries hold each term, from the FTS index, asked once per term for all claims.
+    # The session's rows are in hand, so its id range bounds the search (bm25 would read what
+    # the whole ledger holds), and the ranking happens here.
+    matched = {}
+    low, high = (rows[0]["num"], rows[-1]["num"]) if rows else (0, -1)
 
     def related(claim):
-        # The session's rows are in hand: ask FTS only which of them match, and rank those here
-        # (store.search would read them again, and its bm25 costs what the whole ledger holds).
-        match = store.fts_query(claim.text)
-        nums = store.session_matches(conn, match, session_id) if match else set()
-        hits = store.rank([r for r in rows if r["num"] in nums], store.terms(claim.text), 3, folded)
+        words = store.terms(claim.text)
+        # FTS folds ASCII case as lower() does: one lookup for "The" and "the".
+        keys = {w: w.lower() if w.isascii() else w for w in words}
+        missing = [k for k in dict.fromkeys(keys.values()) if k not in matched]
+        if missing and rows:
+            matched.update(store.term_matches(conn, missing, low, high))
+        nums = set().union(*(matched.get(k, ()) for k in keys.values()))
+        # An ASCII term's FTS match is exactly "the lowered text holds it"; other terms are
+        # looked up in the text, as before.
+        holds = {w.lower(): matched.get(keys[w], set()) for w in words if w.isascii()}
+        hits = store.rank([r for r in rows if r["num"] in nums], words, 3, folded, holds=holds)
         if not hits:  # nothing shares a term: point at the latest failures, then the latest calls
             hits = sorted(rows, key=lambda r: (not r["failed"], -r["num"]))[:3]
         return [(h["id"], _summary(h, claim.text)) for h in hits]
@@ -179,9 +190,6 @@ def best_line(output, claim_text, scan=2000):
     """The output line the agent most likely needs: most terms shared with the claim, then an
     alarm word, then the last line. Quoting it verbatim is what the guard accepts."""
     terms = {t for t in _words(claim_text) if len(t) >= 3}
-    # A line holding none of the terms as a substring shares no word with the claim: one
-    # regex search tells, and only lines that pass are split into words.
-    has_term = re.compile("|".join(map(re.escape, sorted(terms, key=len, reverse=True)))).search if terms else None
     best, best_score = "", -1
     # Read from the end: the first line seen with the top score is the latest one, which is the
     # one to show (logs end where things went wrong), so a line must beat the best, not tie it.
@@ -190,13 +198,19 @@ def best_line(output, claim_text, scan=2000):
         if not stripped:
             continue
         lowered = stripped.lower()
+        # A line holding none of the terms as a substring shares no word with the claim, and
+        # only lines that hold some are split into words (most of the cost: a log line often
+        # holds one term, "step"). Terms that are words of the line are among those it holds as
+        # substrings (for ASCII, where lowering again changes nothing), so an ASCII line that
+        # cannot beat the best even with an alarm word and all of them as words is passed over
+        # before any regex runs.
+        held = sum(map(lowered.__contains__, terms))
+        ascii_line = lowered.isascii()
+        if ascii_line and 2 + 4 * held <= best_score:
+            continue
         score = 2 if _ALARM_RE.search(lowered) else 0
-        if has_term and has_term(lowered):
-            # Splitting into words is most of the cost (a log line often holds one term, "step").
-            # Terms that are words of the line are among those it holds as substrings (for ASCII,
-            # where lowering again changes nothing): a line that cannot win even if they all are
-            # words is passed over.
-            if lowered.isascii() and score + 4 * sum(t in lowered for t in terms) <= best_score:
+        if held:
+            if ascii_line and score + 4 * held <= best_score:
                 continue
             score += 4 * len(terms.intersection(_words(lowered)))
         if score > best_score:
