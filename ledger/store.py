@@ -20,7 +20,7 @@ except ImportError:
     except ImportError:
         from hashlib import sha256
 
-SCHEMA_VERSION = 3  # len(migrations.MIGRATIONS); tests/test_store.py holds them equal
+SCHEMA_VERSION = 4  # len(migrations.MIGRATIONS); tests/test_store.py holds them equal
 
 # Parallel PostToolUse hooks contend for the write lock; each holds it for a millisecond or two,
 # so a generous wait never shows up as latency but does rule out "database is locked".
@@ -558,7 +558,9 @@ def record_decision(conn, decision, claims=()):
     """Store one Stop decision and the claims it judged; returns the decision id, `D<n>`.
 
     `decision` keys: session_id, agent, turn_id, event, decision, mode, block_count, reason,
-    system_message, message, lang, error. Each claim: text, kind, cited, evidence, near_misses.
+    system_message, message, lang, error, verified_num, verified_hash (the session's newest
+    entry when its chain last checked clean, see `verified_upto`). Each claim: text, kind,
+    cited, evidence, near_misses.
     """
     row = {
         "session_id": str(decision.get("session_id") or "unknown"),
@@ -574,6 +576,8 @@ def record_decision(conn, decision, claims=()):
         "message": redact(decision.get("message") or "") or None,
         "lang": decision.get("lang"),
         "error": decision.get("error"),
+        "verified_num": _int_or_none(decision.get("verified_num")),
+        "verified_hash": _str_or_none(decision.get("verified_hash")),
     }
     conn.execute("BEGIN IMMEDIATE")
     try:
@@ -616,6 +620,15 @@ def blocks_in_turn(conn, session_id, turn_id):
         "SELECT COUNT(*) FROM decisions WHERE %s AND num > ? AND decision = 'block'" % scope,
         args + [last_allow],
     ).fetchone()[0]
+
+
+def verified_upto(conn, session_id):
+    """(num, hash) of the session's newest entry at its last clean chain check, or None."""
+    row = conn.execute(
+        "SELECT verified_num, verified_hash FROM decisions WHERE session_id = ?"
+        " AND verified_num IS NOT NULL ORDER BY num DESC LIMIT 1", (session_id,),
+    ).fetchone()
+    return (row[0], row[1]) if row else None
 
 
 def session_decisions(conn, session_id):

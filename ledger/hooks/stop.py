@@ -38,15 +38,17 @@ def handle(event, adapter):
 
         fault(exc, session_id, "the Stop guard could not open the ledger, stop allowed")
         return _output(adapter, guard.Verdict("allow"), session_id)
+    checkpoint = []
     try:
         try:
-            verdict, report, blocks = judge(conn, event, session_id, message or "", config, project_dir)
+            verdict, report, blocks = judge(conn, event, session_id, message or "", config, project_dir,
+                                            checkpoint)
         except Exception as exc:
             note("internal error in the Stop guard, stop allowed: %s: %s" % (exc.__class__.__name__, exc))
             _record(conn, event, session_id, guard.Verdict("allow"), None, 0, config, message,
                     error="%s: %s" % (exc.__class__.__name__, exc))
             return _output(adapter, guard.Verdict("allow"), session_id)
-        _record(conn, event, session_id, verdict, report, blocks, config, message)
+        _record(conn, event, session_id, verdict, report, blocks, config, message, checkpoint=checkpoint)
     finally:
         conn.close()
     return _output(adapter, verdict, session_id)
@@ -127,22 +129,45 @@ def _tail_is_partial(path, window=1024 * 1024):
     return False
 
 
-def judge(conn, event, session_id, message, config, project_dir):
+def judge(conn, event, session_id, message, config, project_dir, checkpoint=None):
+    """(verdict, report, blocks). `checkpoint`, a list, receives [num, hash] of the session's
+    newest entry when its chain checked clean (the decision records it for the next Stop)."""
     from ledger.detect import analyze, evidence_from_rows, load_rules
+
+    if checkpoint is None:
+        checkpoint = []
 
     rows = store.session_evidence(conn, session_id)
     # Entries that fail the hash chain (edited, added by hand) are not evidence; the reason names
-    # them and the user hears about it once.
-    problems, untrusted = verify.check_chain(rows)
+    # them and the user hears about it once. Only what the last clean check did not cover is
+    # re-hashed: the newer entries now, the older ones a claim cites once the detector has run.
+    problems, untrusted, upto = verify.check_since(rows, store.verified_upto(conn, session_id))
+    trusted = [r for r in rows if r["id"] not in untrusted] if untrusted else rows
+    rules = load_rules(project_dir)
+    # The same conversion `ledger check` uses, so the command and the hook judge alike.
+    report = analyze(message, evidence=evidence_from_rows(trusted), rules=rules)
+    rehashed = set()
+    while upto is not None:
+        cited = {e for c in report.claims for e in c.evidence}
+        older = [r for r in trusted if r["num"] <= upto and r["id"] in cited and r["id"] not in rehashed]
+        if not older:
+            break
+        rehashed.update(r["id"] for r in older)
+        more, bad = verify.rehash(older)
+        if not bad:
+            break
+        # A cited entry was edited in place: judge again without it (and whatever it hid).
+        problems += more
+        untrusted += bad
+        trusted = [r for r in trusted if r["id"] not in bad]
+        report = analyze(message, evidence=evidence_from_rows(trusted), rules=rules)
     if untrusted:
-        rows = [r for r in rows if r["id"] not in untrusted]
         detail = "session %s: %s" % (session_id, "; ".join(p.detail for p in problems)[:400])
         note("ignored evidence that failed the integrity check: " + detail)
         faults.add("tampered", detail, session_id=session_id, once=True)
-    untrusted_set = set(untrusted)
-    # The same conversion `ledger check` uses, so the command and the hook judge alike.
-    evidence = evidence_from_rows(rows)
-    report = analyze(message, evidence=evidence, rules=load_rules(project_dir))
+    # What the next Stop may take as checked: this session's newest entry, when nothing failed.
+    checkpoint[:] = [rows[-1]["num"], rows[-1]["hash"]] if rows and not problems else []
+    rows = trusted
     blocks = store.blocks_in_turn(conn, session_id, event.get("turn_id"))
 
     folded = {}
@@ -238,7 +263,7 @@ def _words(text):
 _WORD = diskcache.compile(r"[\w.]+")
 
 
-def _record(conn, event, session_id, verdict, report, blocks, config, message, error=None):
+def _record(conn, event, session_id, verdict, report, blocks, config, message, error=None, checkpoint=()):
     claims = []
     if report is not None:
         for c in report.claims:
@@ -261,4 +286,6 @@ def _record(conn, event, session_id, verdict, report, blocks, config, message, e
         "cwd": event.get("cwd"),
         "project_dir": event.get("cwd"),
         "transcript_path": event.get("transcript_path"),
+        "verified_num": checkpoint[0] if checkpoint else None,
+        "verified_hash": checkpoint[1] if checkpoint else None,
     }, claims)
