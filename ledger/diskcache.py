@@ -10,13 +10,14 @@ every time with the same result. This module keeps both in one file per interpre
 
 Only a regex program proven identical is stored: on a miss the pattern is compiled by
 `re.compile` (the object returned), and again through the steps `re._compiler.compile` takes,
-keeping their arguments to `_sre.compile`; the two patterns must compare equal (Pattern
+keeping their arguments to `_sre.compile` (the program as raw 32-bit words, which load as one
+bytes object instead of thousands of ints); the two patterns must compare equal (Pattern
 equality compares the compiled code). A hit rebuilds the pattern with `_sre.compile`, which
 validates the code. A parsed pack is keyed by the file's exact bytes.
 
 Anything unexpected means no cache: another Python build (the file is keyed by `sys.version`,
-`_sre.MAGIC` and `_sre.CODESIZE`), a file that is not ours, too big, corrupt (a sha256 of the
-body guards it) or unreadable, a cache folder we cannot create or write, or
+`_sre.MAGIC` and `_sre.CODESIZE`), a file that is not ours, too big, corrupt (a BLAKE2b digest
+of the body guards it: built in, where hashlib would load OpenSSL first) or unreadable, a cache folder we cannot create or write, or
 `LEDGER_CACHE=off`. The folder is per user (`$XDG_CACHE_HOME/evidence-ledger`, 0700); files
 are written to a temporary name and renamed (0600). Stdlib only: this is on the hook path.
 """
@@ -35,8 +36,13 @@ except ImportError:  # another implementation of `re`: no cache, plain re.compil
 
 from ledger import paths
 
-FORMAT = b"evidence-ledger cache 1\n"
-DIGEST = 32  # sha256
+# The memoryview format of one program word, or None where none has _sre's word size.
+_WORDS = None
+if _sre is not None:
+    _WORDS = next((f for f in ("I", "L", "H") if memoryview(bytes(8)).cast(f).itemsize == _sre.CODESIZE), None)
+
+FORMAT = b"evidence-ledger cache 2\n"
+DIGEST = 32  # BLAKE2b-256
 MAX_BYTES = 16 * 1024 * 1024
 # Rule edits add new joined patterns and leave the old ones behind; past this many entries a
 # save keeps only what its own process used.
@@ -66,7 +72,7 @@ def cache_file():
 
 
 def enabled():
-    return _sre is not None and os.environ.get("LEDGER_CACHE", "").strip().lower() not in (
+    return _sre is not None and _WORDS and os.environ.get("LEDGER_CACHE", "").strip().lower() not in (
         "0", "off", "false", "no")
 
 
@@ -80,7 +86,7 @@ def compile(pattern, flags=0):
     args = _entries().get(key) or _new.get(key)
     if args is not None:
         try:
-            return _sre.compile(pattern, *args)
+            return _sre.compile(pattern, *_program(args))
         except Exception:  # a program this engine rejects: compile it afresh, replace the entry
             _loaded.pop(key, None)
             _new.pop(key, None)
@@ -89,7 +95,7 @@ def compile(pattern, flags=0):
         return compiled  # proving an entry nobody can store would double the compile
     try:
         args = _arguments(pattern, flags)
-        if _sre.compile(pattern, *args) == compiled:
+        if _sre.compile(pattern, *_program(args)) == compiled:
             _new[key] = args
     except Exception:  # the private steps changed in this Python: this pattern is not cached
         pass
@@ -99,13 +105,23 @@ def compile(pattern, flags=0):
 def _arguments(pattern, flags):
     """The arguments `re._compiler.compile` gives `_sre.compile` after the pattern (3.11-3.13)."""
     p = _parser.parse(pattern, flags)
-    # Opcodes are int subclasses (re._constants._NamedIntConstant), which marshal refuses.
-    code = list(map(int, _compiler._code(p, flags)))
+    # Opcodes are int subclasses (re._constants._NamedIntConstant), which marshal refuses; kept
+    # as the raw words of the program.
+    ops = _compiler._code(p, flags)
+    code = memoryview(bytearray(_sre.CODESIZE * len(ops))).cast(_WORDS)
+    for i, op in enumerate(ops):
+        code[i] = int(op)
+    code = code.tobytes()
     groupindex = dict(p.state.groupdict)
     indexgroup = [None] * p.state.groups
     for name, index in groupindex.items():
         indexgroup[index] = name
     return (int(flags | p.state.flags), code, p.state.groups - 1, groupindex, tuple(indexgroup))
+
+
+def _program(args):
+    """The stored arguments -> those `_sre.compile` takes (the program as a list of ints)."""
+    return (args[0], memoryview(args[1]).cast(_WORDS).tolist()) + tuple(args[2:])
 
 
 def toml(data):
@@ -164,9 +180,11 @@ def _entries():
 
 
 def _digest(body):
-    from hashlib import sha256  # already imported by the store on the Stop path
-
-    return sha256(body).digest()
+    try:
+        from _blake2 import blake2b
+    except ImportError:
+        from hashlib import blake2b
+    return blake2b(body, digest_size=DIGEST).digest()
 
 
 def _read(path):
@@ -199,7 +217,8 @@ def _well_formed(key, value):
     if key[0] == "re":
         return (len(key) == 3 and isinstance(key[1], str) and isinstance(key[2], int)
                 and isinstance(value, tuple) and len(value) == 5
-                and isinstance(value[0], int) and isinstance(value[1], list)
+                and isinstance(value[0], int) and isinstance(value[1], bytes)
+                and len(value[1]) % _sre.CODESIZE == 0
                 and isinstance(value[2], int) and isinstance(value[3], dict)
                 and isinstance(value[4], tuple))
     if key[0] == "toml":

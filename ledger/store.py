@@ -6,8 +6,13 @@ functions, so there is one place that knows the schema's shape.
 
 import json
 import os
-import sqlite3
 import time
+
+try:  # the C module behind sqlite3: sqlite3/dbapi2.py only adds adapters for datetime values,
+    # which the ledger never binds, and imports datetime for them (~2 ms of every hook process).
+    import _sqlite3 as sqlite3
+except ImportError:
+    import sqlite3
 
 from ledger import paths
 from ledger.redact import redact
