@@ -5,6 +5,7 @@ the Unicode character classes) cost ~45 ms of it, parsing the TOML rule packs ~6
 every time with the same result. This module keeps both in one file per interpreter:
 
     compile(pattern, flags)  # re.compile(pattern, flags), from the cache when it holds it
+    needs(pattern, flags)    # what any match of the pattern must contain (rules.Matcher), likewise
     toml(data)               # tomllib.loads(data) for the bytes of a file, likewise
     save()                   # write what this process derived anew (the Stop hook calls it)
 
@@ -46,7 +47,7 @@ DIGEST = 32  # BLAKE2b-256
 MAX_BYTES = 16 * 1024 * 1024
 # Rule edits add new joined patterns and leave the old ones behind; past this many entries a
 # save keeps only what its own process used.
-MAX_ENTRIES = 400
+MAX_ENTRIES = 2000
 # The flags a cached program may carry: DEBUG prints at compile time, TEMPLATE warns, LOCALE
 # depends on the locale at compile time; those go to re.compile every time.
 _CACHEABLE = re.IGNORECASE | re.MULTILINE | re.DOTALL | re.UNICODE | re.VERBOSE | re.ASCII
@@ -83,7 +84,7 @@ def compile(pattern, flags=0):
         return re.compile(pattern, flags)
     key = ("re", pattern, flags)
     _used.add(key)
-    args = _entries().get(key) or _new.get(key)
+    args = _get(key)
     if args is not None:
         try:
             return _sre.compile(pattern, *_program(args))
@@ -133,7 +134,7 @@ def toml(data):
         return _parse_toml(data)
     key = ("toml", data)
     _used.add(key)
-    packed = _entries().get(key) or _new.get(key)
+    packed = _get(key)
     if packed is not None:
         try:
             return marshal.loads(packed)
@@ -147,6 +148,23 @@ def toml(data):
         except ValueError:  # a value marshal cannot hold (a TOML date): parse this file every time
             pass
     return parsed
+
+
+def needs(pattern, flags, derive):
+    """`derive(pattern, flags)` (a tuple of ints, strings and tuples of strings, or None), kept:
+    what the detector's prefilter knows about a pattern without parsing it (rules.py)."""
+    flags = int(flags)
+    if not enabled():
+        return derive(pattern, flags)
+    key = ("needs", pattern, flags)
+    _used.add(key)
+    found = _get(key)
+    if found is not None:
+        return found[0]
+    value = derive(pattern, flags)
+    if _savable():
+        _new[key] = (value,)
+    return value
 
 
 def _parse_toml(data):
@@ -166,6 +184,15 @@ def _savable():
         except Exception:  # a read-only home, a file where the folder should be
             _can_save = False
     return _can_save
+
+
+def _get(key):
+    """The stored or new entry for `key`, if it has the shape its kind needs; else None."""
+    value = _entries().get(key)
+    if value is not None and not _well_formed(key, value):
+        _loaded.pop(key, None)
+        value = None
+    return value if value is not None else _new.get(key)
 
 
 def _entries():
@@ -208,7 +235,7 @@ def _read(path):
     version, entries = marshal.loads(body)
     if version != version_key() or not isinstance(entries, dict):
         return {}
-    return {k: v for k, v in entries.items() if _well_formed(k, v)}
+    return entries  # each entry is checked when it is used (_get): most never are
 
 
 def _well_formed(key, value):
@@ -223,7 +250,16 @@ def _well_formed(key, value):
                 and isinstance(value[4], tuple))
     if key[0] == "toml":
         return len(key) == 2 and isinstance(key[1], bytes) and isinstance(value, bytes)
+    if key[0] == "needs":
+        return (len(key) == 3 and isinstance(key[1], str) and isinstance(key[2], int)
+                and isinstance(value, tuple) and len(value) == 1 and _plain(value[0]))
     return False
+
+
+def _plain(value):
+    if value is None or isinstance(value, (int, str)):
+        return True
+    return isinstance(value, tuple) and all(_plain(v) for v in value)
 
 
 def save():
@@ -232,7 +268,7 @@ def save():
     if not _new or not enabled():
         return False
     try:
-        entries = dict(_entries())
+        entries = {k: v for k, v in _entries().items() if _well_formed(k, v)}
         entries.update(_new)
         if len(entries) > MAX_ENTRIES:
             entries = {k: v for k, v in entries.items() if k in _used}
