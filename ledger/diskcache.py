@@ -257,9 +257,11 @@ def _well_formed(key, value):
 
 
 def _plain(value):
-    if value is None or isinstance(value, (int, str)):
+    kind = type(value)
+    if value is None or kind is int or kind is str:
         return True
-    return isinstance(value, tuple) and all(_plain(v) for v in value)
+    # A tuple of strings (the common case) without a call per string.
+    return kind is tuple and (all(type(v) is str for v in value) or all(map(_plain, value)))
 
 
 def save():
