@@ -5,18 +5,20 @@ the Unicode character classes) cost ~45 ms of it, parsing the TOML rule packs ~6
 every time with the same result. This module keeps both in one file per interpreter:
 
     compile(pattern, flags)  # re.compile(pattern, flags), from the cache when it holds it
+    needs(pattern, flags)    # what any match of the pattern must contain (rules.Matcher), likewise
     toml(data)               # tomllib.loads(data) for the bytes of a file, likewise
     save()                   # write what this process derived anew (the Stop hook calls it)
 
 Only a regex program proven identical is stored: on a miss the pattern is compiled by
 `re.compile` (the object returned), and again through the steps `re._compiler.compile` takes,
-keeping their arguments to `_sre.compile`; the two patterns must compare equal (Pattern
+keeping their arguments to `_sre.compile` (the program as raw 32-bit words, which load as one
+bytes object instead of thousands of ints); the two patterns must compare equal (Pattern
 equality compares the compiled code). A hit rebuilds the pattern with `_sre.compile`, which
 validates the code. A parsed pack is keyed by the file's exact bytes.
 
 Anything unexpected means no cache: another Python build (the file is keyed by `sys.version`,
-`_sre.MAGIC` and `_sre.CODESIZE`), a file that is not ours, too big, corrupt (a sha256 of the
-body guards it) or unreadable, a cache folder we cannot create or write, or
+`_sre.MAGIC` and `_sre.CODESIZE`), a file that is not ours, too big, corrupt (a BLAKE2b digest
+of the body guards it: built in, where hashlib would load OpenSSL first) or unreadable, a cache folder we cannot create or write, or
 `LEDGER_CACHE=off`. The folder is per user (`$XDG_CACHE_HOME/evidence-ledger`, 0700); files
 are written to a temporary name and renamed (0600). Stdlib only: this is on the hook path.
 """
@@ -35,12 +37,17 @@ except ImportError:  # another implementation of `re`: no cache, plain re.compil
 
 from ledger import paths
 
-FORMAT = b"evidence-ledger cache 1\n"
-DIGEST = 32  # sha256
+# The memoryview format of one program word, or None where none has _sre's word size.
+_WORDS = None
+if _sre is not None:
+    _WORDS = next((f for f in ("I", "L", "H") if memoryview(bytes(8)).cast(f).itemsize == _sre.CODESIZE), None)
+
+FORMAT = b"evidence-ledger cache 2\n"
+DIGEST = 32  # BLAKE2b-256
 MAX_BYTES = 16 * 1024 * 1024
 # Rule edits add new joined patterns and leave the old ones behind; past this many entries a
 # save keeps only what its own process used.
-MAX_ENTRIES = 400
+MAX_ENTRIES = 2000
 # The flags a cached program may carry: DEBUG prints at compile time, TEMPLATE warns, LOCALE
 # depends on the locale at compile time; those go to re.compile every time.
 _CACHEABLE = re.IGNORECASE | re.MULTILINE | re.DOTALL | re.UNICODE | re.VERBOSE | re.ASCII
@@ -66,7 +73,7 @@ def cache_file():
 
 
 def enabled():
-    return _sre is not None and os.environ.get("LEDGER_CACHE", "").strip().lower() not in (
+    return _sre is not None and _WORDS and os.environ.get("LEDGER_CACHE", "").strip().lower() not in (
         "0", "off", "false", "no")
 
 
@@ -77,10 +84,10 @@ def compile(pattern, flags=0):
         return re.compile(pattern, flags)
     key = ("re", pattern, flags)
     _used.add(key)
-    args = _entries().get(key) or _new.get(key)
+    args = _get(key)
     if args is not None:
         try:
-            return _sre.compile(pattern, *args)
+            return _sre.compile(pattern, *_program(args))
         except Exception:  # a program this engine rejects: compile it afresh, replace the entry
             _loaded.pop(key, None)
             _new.pop(key, None)
@@ -89,7 +96,7 @@ def compile(pattern, flags=0):
         return compiled  # proving an entry nobody can store would double the compile
     try:
         args = _arguments(pattern, flags)
-        if _sre.compile(pattern, *args) == compiled:
+        if _sre.compile(pattern, *_program(args)) == compiled:
             _new[key] = args
     except Exception:  # the private steps changed in this Python: this pattern is not cached
         pass
@@ -99,13 +106,23 @@ def compile(pattern, flags=0):
 def _arguments(pattern, flags):
     """The arguments `re._compiler.compile` gives `_sre.compile` after the pattern (3.11-3.13)."""
     p = _parser.parse(pattern, flags)
-    # Opcodes are int subclasses (re._constants._NamedIntConstant), which marshal refuses.
-    code = list(map(int, _compiler._code(p, flags)))
+    # Opcodes are int subclasses (re._constants._NamedIntConstant), which marshal refuses; kept
+    # as the raw words of the program.
+    ops = _compiler._code(p, flags)
+    code = memoryview(bytearray(_sre.CODESIZE * len(ops))).cast(_WORDS)
+    for i, op in enumerate(ops):
+        code[i] = int(op)
+    code = code.tobytes()
     groupindex = dict(p.state.groupdict)
     indexgroup = [None] * p.state.groups
     for name, index in groupindex.items():
         indexgroup[index] = name
     return (int(flags | p.state.flags), code, p.state.groups - 1, groupindex, tuple(indexgroup))
+
+
+def _program(args):
+    """The stored arguments -> those `_sre.compile` takes (the program as a list of ints)."""
+    return (args[0], memoryview(args[1]).cast(_WORDS).tolist()) + tuple(args[2:])
 
 
 def toml(data):
@@ -117,7 +134,7 @@ def toml(data):
         return _parse_toml(data)
     key = ("toml", data)
     _used.add(key)
-    packed = _entries().get(key) or _new.get(key)
+    packed = _get(key)
     if packed is not None:
         try:
             return marshal.loads(packed)
@@ -131,6 +148,23 @@ def toml(data):
         except ValueError:  # a value marshal cannot hold (a TOML date): parse this file every time
             pass
     return parsed
+
+
+def needs(pattern, flags, derive):
+    """`derive(pattern, flags)` (a tuple of ints, strings and tuples of strings, or None), kept:
+    what the detector's prefilter knows about a pattern without parsing it (rules.py)."""
+    flags = int(flags)
+    if not enabled():
+        return derive(pattern, flags)
+    key = ("needs", pattern, flags)
+    _used.add(key)
+    found = _get(key)
+    if found is not None:
+        return found[0]
+    value = derive(pattern, flags)
+    if _savable():
+        _new[key] = (value,)
+    return value
 
 
 def _parse_toml(data):
@@ -152,6 +186,15 @@ def _savable():
     return _can_save
 
 
+def _get(key):
+    """The stored or new entry for `key`, if it has the shape its kind needs; else None."""
+    value = _entries().get(key)
+    if value is not None and not _well_formed(key, value):
+        _loaded.pop(key, None)
+        value = None
+    return value if value is not None else _new.get(key)
+
+
 def _entries():
     global _loaded
     if _loaded is None:
@@ -164,9 +207,11 @@ def _entries():
 
 
 def _digest(body):
-    from hashlib import sha256  # already imported by the store on the Stop path
-
-    return sha256(body).digest()
+    try:
+        from _blake2 import blake2b
+    except ImportError:
+        from hashlib import blake2b
+    return blake2b(body, digest_size=DIGEST).digest()
 
 
 def _read(path):
@@ -190,7 +235,7 @@ def _read(path):
     version, entries = marshal.loads(body)
     if version != version_key() or not isinstance(entries, dict):
         return {}
-    return {k: v for k, v in entries.items() if _well_formed(k, v)}
+    return entries  # each entry is checked when it is used (_get): most never are
 
 
 def _well_formed(key, value):
@@ -199,12 +244,24 @@ def _well_formed(key, value):
     if key[0] == "re":
         return (len(key) == 3 and isinstance(key[1], str) and isinstance(key[2], int)
                 and isinstance(value, tuple) and len(value) == 5
-                and isinstance(value[0], int) and isinstance(value[1], list)
+                and isinstance(value[0], int) and isinstance(value[1], bytes)
+                and len(value[1]) % _sre.CODESIZE == 0
                 and isinstance(value[2], int) and isinstance(value[3], dict)
                 and isinstance(value[4], tuple))
     if key[0] == "toml":
         return len(key) == 2 and isinstance(key[1], bytes) and isinstance(value, bytes)
+    if key[0] == "needs":
+        return (len(key) == 3 and isinstance(key[1], str) and isinstance(key[2], int)
+                and isinstance(value, tuple) and len(value) == 1 and _plain(value[0]))
     return False
+
+
+def _plain(value):
+    kind = type(value)
+    if value is None or kind is int or kind is str:
+        return True
+    # A tuple of strings (the common case) without a call per string.
+    return kind is tuple and (all(type(v) is str for v in value) or all(map(_plain, value)))
 
 
 def save():
@@ -213,7 +270,7 @@ def save():
     if not _new or not enabled():
         return False
     try:
-        entries = dict(_entries())
+        entries = {k: v for k, v in _entries().items() if _well_formed(k, v)}
         entries.update(_new)
         if len(entries) > MAX_ENTRIES:
             entries = {k: v for k, v in entries.items() if k in _used}

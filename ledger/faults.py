@@ -9,13 +9,12 @@ The file sits beside the ledger, or, when that folder is the problem (unwritable
 full), in a per-user folder under the system temp dir. Stdlib only: this is on the hook path.
 """
 
-import hashlib
 import json
 import os
-import sqlite3
 import time
 
 from ledger import paths
+from ledger.store import sha256 as store_sha256, sqlite3  # the store's: no datetime
 
 MAX_BYTES = 256 * 1024  # keep the newest half when it grows past this
 
@@ -89,7 +88,8 @@ def _fallback_dir():
 def locations(db=None):
     """Where fault files may be: beside the ledger, then the per-user temp folder."""
     db = db or paths.db_path()
-    tag = hashlib.sha256(db.encode("utf-8", "replace")).hexdigest()[:12]
+    # The built-in sha256 (the store's): hashlib would load OpenSSL for these few bytes.
+    tag = store_sha256(db.encode("utf-8", "replace")).hexdigest()[:12]
     return [db + ".faults", os.path.join(_fallback_dir(), "faults-%s.jsonl" % tag)]
 
 

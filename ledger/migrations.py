@@ -112,6 +112,13 @@ def m003_claims_by_session(conn):
     conn.execute("CREATE INDEX IF NOT EXISTS claims_session ON claims (session_id)")
 
 
+def m004_verified_checkpoint(conn):
+    # The Stop hook's last clean chain check of the session: its newest entry then, and that
+    # entry's hash. The next Stop re-hashes only what came after (verify.check_since).
+    conn.execute("ALTER TABLE decisions ADD COLUMN verified_num INTEGER")
+    conn.execute("ALTER TABLE decisions ADD COLUMN verified_hash TEXT")
+
+
 def _run(conn, script):
     # Not executescript(): it commits first, which would drop the caller's write lock.
     statement = ""
@@ -124,7 +131,7 @@ def _run(conn, script):
             statement = ""
 
 
-MIGRATIONS = [m001_initial, m002_gc_log, m003_claims_by_session]
+MIGRATIONS = [m001_initial, m002_gc_log, m003_claims_by_session, m004_verified_checkpoint]
 
 
 def migrate(conn):

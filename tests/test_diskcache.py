@@ -169,7 +169,10 @@ def test_a_file_from_another_python_is_ignored(cache):
 def test_a_program_the_engine_rejects_falls_back_to_re_compile(cache):
     # A well-formed file (right digest and version) whose program is garbage: _sre refuses it.
     pattern, flags = SIMPLE[0]
-    bad = {("re", pattern, flags): (int(flags | re.UNICODE), [1, 2, 3, 4, 5], 2, {"word": 1}, (None, "word", None))}
+    garbage = memoryview(bytearray(5 * diskcache._sre.CODESIZE)).cast(diskcache._WORDS)
+    for i, word in enumerate([1, 2, 3, 4, 5]):
+        garbage[i] = word
+    bad = {("re", pattern, flags): (int(flags | re.UNICODE), garbage.tobytes(), 2, {"word": 1}, (None, "word", None))}
     _write_raw(cache, _valid_file(cache, entries=bad))
     assert ("re", pattern, flags) in cache._entries()
     assert cache.compile(pattern, flags) == re.compile(pattern, flags)

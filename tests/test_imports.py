@@ -104,6 +104,10 @@ def test_post_tool_use_path_imports_only_the_allowlist(tmp_path):
     # The recording path does not pay for the detector or the guard.
     assert not {m for m in modules if m.startswith("ledger.detect")}
     assert "tomllib" not in modules and "unicodedata" not in modules
+    # Once the ledger exists (no migration), recording loads neither OpenSSL (hashlib) nor the
+    # datetime adapters sqlite3/dbapi2.py registers.
+    modules, _ = _imported(tmp_path, "claude", json.dumps(body).encode())
+    assert not modules & {"hashlib", "_hashlib", "datetime", "sqlite3.dbapi2"}, sorted(modules)
 
 
 def test_real_capture_end_to_end_imports_only_the_allowlist(tmp_path):
@@ -128,6 +132,8 @@ def test_stop_path_imports_only_the_allowlist(tmp_path):
     assert os.listdir(str(tmp_path / ".cache" / "evidence-ledger"))
     modules, _ = _imported(tmp_path, "claude", json.dumps(body).encode(), ["ledger.hooks.stop"])
     _check(modules)
+    # Once the ledger exists (no migration), a Stop loads neither OpenSSL nor datetime.
+    assert not modules & {"hashlib", "_hashlib", "datetime", "sqlite3.dbapi2"}, sorted(modules)
 
 
 def test_with_site_the_hook_adds_nothing_outside_the_allowlist(tmp_path):

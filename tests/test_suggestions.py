@@ -2,6 +2,7 @@
 as the plain versions these were sped up from, kept here as the reference."""
 
 import math
+import os
 import re
 
 from hypothesis import given, settings
@@ -92,3 +93,52 @@ def test_rank_is_the_reference(outputs, claim_text, limit, phrase):
        count=st.integers(1, 4))
 def test_last_lines_are_the_last_of_splitlines(output, count):
     assert stop._last_lines(output, count) == output.splitlines()[-count:]
+
+
+def test_fts_folds_ascii_as_lower_does_but_for_two_characters():
+    # rank takes "a row holds an ASCII term" from the FTS index; that is "the lowered text holds
+    # it" for every character but those in store.FOLD_APART (with this SQLite's fold tables).
+    import sqlite3
+    import string
+
+    conn = sqlite3.connect(":memory:")
+    conn.execute("CREATE VIRTUAL TABLE f USING fts5(t, tokenize='trigram')")
+    cased = [c for c in map(chr, range(0x80, 0x110000))
+             if not 0xD800 <= ord(c) <= 0xDFFF and (c.lower() != c or c.upper() != c)]
+    conn.executemany("INSERT INTO f (rowid, t) VALUES (?, ?)", [(ord(c), "q%sq" % c) for c in cased])
+    fts = {}
+    for x in string.ascii_lowercase:
+        for (cp,) in conn.execute("SELECT rowid FROM f WHERE f MATCH ?", ('"q%sq"' % x,)):
+            fts[chr(cp)] = x
+    apart = {c for c in cased if fts.get(c, "") != "".join(ch for ch in c.lower() if ch.isascii())}
+    assert apart <= set(store.FOLD_APART), sorted(apart)
+
+
+_ledgers = []
+
+
+@settings(max_examples=60, deadline=None)
+@given(outputs=st.lists(text, min_size=1, max_size=8), claim_text=claim, limit=st.integers(1, 4))
+def test_rank_with_the_fts_index_is_rank_on_the_text(outputs, claim_text, limit):
+    # The Stop hook's suggestions: candidates and ASCII terms from FTS, the rest from the text.
+    import tempfile
+
+    if not _ledgers:
+        _ledgers.append(tempfile.mkdtemp(prefix="rank-fts-"))
+    path = "%s/l%d.db" % (_ledgers[0], len(os.listdir(_ledgers[0])))
+    conn = store.connect(path)
+    try:
+        for n, out in enumerate(outputs):
+            store.record(conn, {"session_id": "s", "tool_name": "Bash", "command": "cmd %d" % n,
+                                "output": out + ("ſtep İs \u212aill" if n == 1 else "")})
+        rows = store.session_evidence(conn, "s")
+        words = store.terms(claim_text)
+        keys = {w: w.lower() if w.isascii() else w for w in words}
+        matched = store.term_matches(conn, list(dict.fromkeys(keys.values())), rows[0]["num"], rows[-1]["num"])
+        nums = set().union(*matched.values()) if matched else set()
+        candidates = [r for r in rows if r["num"] in nums]
+        holds = {w.lower(): matched[keys[w]] for w in words if w.isascii()}
+        got = [r["num"] for r in store.rank(candidates, words, limit, holds=holds)]
+        assert got == reference_rank(candidates, words, limit)
+    finally:
+        conn.close()

@@ -273,3 +273,158 @@ def test_check_chain_is_what_stop_uses(monkeypatch, db_path):
     finally:
         conn.close()
     assert seen["ids"] == ["E1"]
+
+
+# The Stop hook's incremental check --------------------------------------------------------------
+# Each Stop records the session's newest entry and its hash when the chain checked clean; the next
+# one re-hashes only the newer entries, checks every link by comparing hashes, and re-hashes the
+# older entries a claim cites. `ledger verify` stays a full check.
+
+def _rows(db_path, session="s1"):
+    conn = store.connect(db_path, readonly=True)
+    try:
+        return [dict(r) for r in store.session_evidence(conn, session)]
+    finally:
+        conn.close()
+
+
+def _checkpoint(rows, num):
+    return num, next(r["hash"] for r in rows if r["num"] == num)
+
+
+def test_check_since_rehashes_only_the_newer_entries(db_path):
+    _fill(db_path)
+    rows = _rows(db_path)
+    checkpoint = _checkpoint(rows, 3)
+    assert verify.check_since(rows, checkpoint) == ([], [], 3)
+    _sql(db_path, "UPDATE evidence SET output = 'all fine' WHERE num = 5")
+    problems, untrusted, upto = verify.check_since(_rows(db_path), checkpoint)
+    assert (_kinds(problems), untrusted, upto) == (["edited"], ["E5"], 3)
+    # An older entry edited in place, its hash left alone, is not re-hashed here: the Stop hook
+    # re-hashes it when a claim cites it (below), and `ledger verify` reports it in any case.
+    _sql(db_path, "UPDATE evidence SET output = 'all fine' WHERE num = 2")
+    problems, untrusted, upto = verify.check_since(_rows(db_path), checkpoint)
+    assert untrusted == ["E5"] and upto == 3
+    assert verify.rehash([r for r in _rows(db_path) if r["num"] == 2])[1] == ["E2"]
+    assert "E2" in sum((p.ids for p in _problems(db_path)), [])
+
+
+def _rehash_in_place(db_path, num, output):
+    conn = sqlite3.connect(db_path)
+    conn.row_factory = sqlite3.Row
+    row = dict(conn.execute("SELECT * FROM evidence WHERE num = ?", (num,)).fetchone())
+    row["output"] = output
+    conn.execute("UPDATE evidence SET output = ?, hash = ? WHERE num = ?",
+                 (output, store.entry_hash(row["prev_hash"], row), num))
+    conn.commit()
+    conn.close()
+
+
+@pytest.mark.parametrize("attack", ["rehashed old entry", "deleted old entry", "deleted checkpoint",
+                                    "moved checkpoint hash", "unsigned entry", "renumbered"])
+def test_check_since_falls_back_to_the_full_check(attack, db_path):
+    _fill(db_path)
+    checkpoint = _checkpoint(_rows(db_path), 4)
+    if attack == "rehashed old entry":
+        _rehash_in_place(db_path, 2, "all fine")
+    elif attack == "deleted old entry":
+        _sql(db_path, "DELETE FROM evidence WHERE num = 2")
+    elif attack == "deleted checkpoint":
+        _sql(db_path, "DELETE FROM evidence WHERE num >= 4")
+    elif attack == "moved checkpoint hash":
+        # The whole chain rewritten from an old entry on, consistently: every link holds, but
+        # the checkpoint entry's hash is not the one the last Stop saw.
+        for num in range(2, 7):
+            conn = sqlite3.connect(db_path)
+            conn.row_factory = sqlite3.Row
+            prev = conn.execute("SELECT hash FROM evidence WHERE num = ?", (num - 1,)).fetchone()[0]
+            row = dict(conn.execute("SELECT * FROM evidence WHERE num = ?", (num,)).fetchone())
+            if num == 2:
+                row["output"] = "all fine"
+            row["prev_hash"] = prev
+            conn.execute("UPDATE evidence SET output = ?, prev_hash = ?, hash = ? WHERE num = ?",
+                         (row["output"], prev, store.entry_hash(prev, row), num))
+            conn.commit()
+            conn.close()
+    elif attack == "unsigned entry":
+        _sql(db_path, "INSERT INTO evidence (session_id, tool_name, output, recorded_at) "
+                      "VALUES ('s1', 'Bash', 'forged', 1.0)")
+    elif attack == "renumbered":
+        _sql(db_path, "UPDATE evidence SET num = 100 WHERE num = 2",
+             "UPDATE evidence SET num = 2 WHERE num = 3", "UPDATE evidence SET num = 3 WHERE num = 100")
+    rows = _rows(db_path)
+    problems, untrusted, upto = verify.check_since(rows, checkpoint)
+    assert upto is None  # a full check ran
+    full = verify.check_chain(rows)
+    assert ([p.as_dict() for p in problems], untrusted) == ([p.as_dict() for p in full[0]], full[1])
+    if attack == "deleted checkpoint":  # entries cut off the end: ids missing, ledger-wide
+        assert _kinds(_problems(db_path)) == ["missing"]
+    elif attack != "moved checkpoint hash":  # a consistent rewrite is beyond any keyless check
+        assert problems
+
+
+def test_check_since_without_a_checkpoint_is_the_full_check(db_path):
+    _fill(db_path)
+    _sql(db_path, "UPDATE evidence SET output = 'all fine' WHERE num = 2")
+    rows = _rows(db_path)
+    problems, untrusted, upto = verify.check_since(rows, None)
+    assert upto is None and untrusted == verify.check_chain(rows)[1] == ["E2"]
+    assert [p.as_dict() for p in problems] == [p.as_dict() for p in verify.check_chain(rows)[0]]
+    assert verify.check_since([], None) == ([], [], None)
+
+
+def _verified(db_path, session="st"):
+    conn = sqlite3.connect(db_path)
+    try:
+        return conn.execute("SELECT verified_num, verified_hash FROM decisions WHERE session_id = ? "
+                            "ORDER BY num DESC LIMIT 1", (session,)).fetchone()
+    finally:
+        conn.close()
+
+
+def test_stop_records_where_the_chain_checked_clean(db_path):
+    _tool("step 410 loss=1.9")
+    _tool("step 411 loss=1.8")
+    _stop("Done, nothing to report.")
+    num, digest = _verified(db_path)
+    assert num == 2 and digest == _rows(db_path, "st")[-1]["hash"]
+    _tool("step 412 loss=1.7")
+    _stop("Done again.")
+    assert _verified(db_path)[0] == 3
+    # A deletion breaks a link: the next Stop checks the whole chain, finds it, and records no
+    # checkpoint, so the one after checks everything again.
+    _sql(db_path, "DELETE FROM evidence WHERE num = 2")
+    _stop("Done a third time.")
+    assert _verified(db_path) == (None, None)
+
+
+def test_stop_rehashes_an_older_entry_a_claim_cites(db_path):
+    try:
+        ready = _detector_ready()
+    except Exception:
+        ready = False
+    if not ready:
+        pytest.skip("the claim detector is not in place yet")
+    _tool("step 410 loss=1.9")
+    _stop("Done, nothing to report.")
+    assert _verified(db_path)[0] == 1  # E1 is now behind the checkpoint
+    _sql(db_path, "UPDATE evidence SET output = '%s' WHERE num = 1" % LOG)  # forged, hash left alone
+    claim = "The loss diverged because the gradients exploded at step 420 (E1)."
+    out, stderr = _stop(claim)
+    assert out and out.get("decision") == "block"
+    assert "integrity check: E1" in out["reason"]
+    assert "integrity check" in stderr
+    assert _verified(db_path) == (None, None)
+    # Quoting the forged output instead of naming the id is caught the same way.
+    out, _ = _stop("The loss diverged because the gradients exploded: `%s`." % LOG)
+    assert out and out.get("decision") == "block" and "integrity check: E1" in out["reason"]
+
+
+def test_stop_in_a_fresh_session_checks_the_whole_chain(db_path):
+    _tool("ok", session="other")
+    _stop("Done.", session="other")
+    _tool("step 410 loss=1.9")
+    _sql(db_path, "UPDATE evidence SET output = 'edited' WHERE session_id = 'st'")
+    first, stderr = _stop("Done, nothing to report.")
+    assert "integrity check" in stderr
+    assert _verified(db_path) == (None, None)

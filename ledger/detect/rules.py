@@ -64,15 +64,104 @@ def _compile(pattern, flags, cached=False):
     return diskcache.compile(pattern, flags) if cached else re.compile(pattern, flags)
 
 
+# A list of at least this many patterns gets the prefilter (Matcher): below it, one search of the
+# joined alternation costs about what the prefilter would.
+_PREFILTER_FROM = 8
+# Characters outside ASCII that `re` matches to an ASCII letter when it ignores case, and that
+# letter: the prefilter's lowered text shows that letter where the text holds one of them.
+# tests/test_rules.py checks this against the running Python's `re`.
+_FOLD = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"})
+
+
+def _requirement(pattern, flags):
+    """(shortest match, capturing groups, strings): every match of `pattern` holds one of the
+    lower-cased ASCII `strings` (ignoring case), or `strings` is None when the parse shows none.
+    Derived from re's own parse tree, once per pattern (kept by diskcache.needs)."""
+    from re import _constants, _parser
+
+    parsed = _parser.parse(pattern, flags)
+    return parsed.getwidth()[0], parsed.state.groups - 1, _needs(parsed.data, _constants)
+
+
+def _groups(pattern, flags):
+    """The capturing groups of the joined alternation, or -1 when re cannot parse it."""
+    from re import _parser
+
+    try:
+        return _parser.parse(pattern, flags).state.groups - 1
+    except re.error:
+        return -1
+
+
+def _needs(items, c):
+    """Sets of strings a match of this sequence must hold one of: a run of literal characters,
+    or what a group, an alternation (one of each branch's) or a repeat at least once needs;
+    the most selective is kept. Assertions, classes and anything else need nothing."""
+    options = []
+    run = ""
+    for op, av in items:
+        if op is c.LITERAL and av < 128:
+            run += chr(av).lower()
+            continue
+        if run:
+            options.append((run,))
+            run = ""
+        found = None
+        if op is c.SUBPATTERN:
+            found = _needs(av[3].data, c)
+        elif op is c.BRANCH:
+            branches = [_needs(b.data, c) for b in av[1]]
+            if all(branches):
+                found = tuple(sorted(set().union(*branches)))
+        elif op in (c.MAX_REPEAT, c.MIN_REPEAT, getattr(c, "POSSESSIVE_REPEAT", None)) and av[0] >= 1:
+            found = _needs(av[2].data, c)
+        elif op is getattr(c, "ATOMIC_GROUP", None):
+            found = _needs(av.data, c)
+        if found:
+            options.append(found)
+    if run:
+        options.append((run,))
+    if not options:
+        return None
+    return max(options, key=lambda o: (min(map(len, o)), -len(o)))
+
+
+def _alternation(text, pos, patterns):
+    """re.finditer of `(?:p1)|(?:p2)|...` from `pos`, for patterns without groups whose every
+    match is non-empty: at each step the leftmost match of any pattern, the first pattern in
+    order on a tie (what the alternation tries first at that position), then on from its end."""
+    found = []
+    ahead = [p.search(text, pos) for p in patterns]
+    while True:
+        best = None
+        for m in ahead:
+            if m is not None and (best is None or m.start() < best.start()):
+                best = m
+        if best is None:
+            return found
+        found.append(best)
+        pos = best.end()
+        for i, m in enumerate(ahead):
+            if m is not None and m.start() < pos:
+                ahead[i] = patterns[i].search(text, pos)
+
+
 class Matcher:
     """One list of patterns, joined into one alternation so a sentence costs one search.
 
     Nothing is compiled until the first search: a Stop process pays only for the lists the
     message reaches (a message without headings never compiles the heading lists). The packaged
     packs are not compiled one by one on this path at all; `ledger rules` and the tests do that.
+
+    A long list is prefiltered: each pattern is known (from its parse, kept on disk) to need one
+    of a few literal strings in any match, so a sentence holding none of a pattern's strings
+    cannot match it. Only the patterns a sentence may match are searched, alone, and their
+    matches combined the way the alternation would have found them (`_alternation`); when every
+    pattern may match, the alternation is searched as before. Lists whose patterns have groups
+    or can match the empty string are always searched whole.
     """
 
-    __slots__ = ("patterns", "flags", "_one", "_all", "_ready")
+    __slots__ = ("patterns", "flags", "_one", "_all", "_ready", "_needs", "_single")
 
     def __init__(self, patterns, flags):
         self.patterns = list(patterns)
@@ -80,22 +169,79 @@ class Matcher:
         self._one = None
         self._all = None
         self._ready = False
+        self._needs = None
+        self._single = None
 
     def _prepare(self):
         self._ready = True
         if self.patterns and not any(_NEEDS_REGEX.search(p) for p in self.patterns):
+            joined = "|".join("(?:%s)" % p for p in self.patterns)
+            if len(self.patterns) >= _PREFILTER_FROM:
+                # Whether the alternation parses, and its groups, are kept on disk too: a
+                # prefiltered list loads its (large) program only when a sentence needs it all.
+                if diskcache.needs(joined, self.flags, _groups) == 0:
+                    self._needs = self._requirements()
+                    if self._needs is not None:
+                        self._one = joined
+                        return
             try:
-                self._one = diskcache.compile("|".join("(?:%s)" % p for p in self.patterns), self.flags)
-                return
+                self._one = diskcache.compile(joined, self.flags)
             except re.error:
-                pass  # one bad or unjoinable pattern: fall back to the list, without it
+                self.each()  # one bad or unjoinable pattern: fall back to the list, without it
+            return
         self.each()
+
+    def _joined(self):
+        if isinstance(self._one, str):
+            try:
+                self._one = diskcache.compile(self._one, self.flags)
+            except re.error:  # parsed but did not compile: the list, as _prepare would have
+                self._one = self._needs = None
+                self.each()
+        return self._one
+
+    def _requirements(self):
+        try:
+            found = [diskcache.needs(p, self.flags, _requirement) for p in self.patterns]
+        except Exception:  # a pattern re parses differently alone: no prefilter
+            return None
+        if any(f[0] <= 0 or f[1] != 0 for f in found):
+            return None
+        self._single = [None] * len(self.patterns)
+        return [f[2] for f in found]
+
+    def _candidates(self, text):
+        """The patterns `text` may match, in order, compiled; None when that is all of them."""
+        if self._needs is None:
+            return None
+        low = (text if text.isascii() else text.translate(_FOLD)).lower()
+        keep = [i for i, strings in enumerate(self._needs)
+                if strings is None or any(map(low.__contains__, strings))]
+        if len(keep) == len(self._needs):
+            return None
+        try:
+            for i in keep:
+                if self._single[i] is None:
+                    self._single[i] = _compile(self.patterns[i], self.flags, cached=True)
+        except Exception:
+            self._needs = None
+            return None
+        return [self._single[i] for i in keep]
 
     def search(self, text, pos=0):
         if not self._ready:
             self._prepare()
         if self._one is not None:
-            return self._one.search(text, pos)
+            some = self._candidates(text)
+            if some is None and self._joined() is not None:
+                return self._one.search(text, pos)
+            if some is not None:
+                best = None
+                for c in some:
+                    m = c.search(text, pos)
+                    if m is not None and (best is None or m.start() < best.start()):
+                        best = m
+                return best
         best = None
         for c in self._all:
             m = c.search(text, pos)
@@ -107,7 +253,11 @@ class Matcher:
         if not self._ready:
             self._prepare()
         if self._one is not None:
-            return list(self._one.finditer(text))
+            some = self._candidates(text)
+            if some is None and self._joined() is not None:
+                return list(self._one.finditer(text))
+            if some is not None:
+                return _alternation(text, 0, some)
         found = []
         for c in self._all:
             found.extend(c.finditer(text))

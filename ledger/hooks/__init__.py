@@ -113,4 +113,13 @@ def fault(exc, session_id, what):
 
 
 def run():
-    sys.exit(main())
+    code = main()
+    # Everything is written and closed by now (the ledger connection, the fault file, the regex
+    # cache); flush what is buffered and leave without the interpreter's teardown, which frees
+    # every object one by one: 3-5 ms of a Stop that the agent waits for.
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except Exception:
+        pass
+    os._exit(code or 0)

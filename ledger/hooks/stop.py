@@ -38,15 +38,17 @@ def handle(event, adapter):
 
         fault(exc, session_id, "the Stop guard could not open the ledger, stop allowed")
         return _output(adapter, guard.Verdict("allow"), session_id)
+    checkpoint = []
     try:
         try:
-            verdict, report, blocks = judge(conn, event, session_id, message or "", config, project_dir)
+            verdict, report, blocks = judge(conn, event, session_id, message or "", config, project_dir,
+                                            checkpoint)
         except Exception as exc:
             note("internal error in the Stop guard, stop allowed: %s: %s" % (exc.__class__.__name__, exc))
             _record(conn, event, session_id, guard.Verdict("allow"), None, 0, config, message,
                     error="%s: %s" % (exc.__class__.__name__, exc))
             return _output(adapter, guard.Verdict("allow"), session_id)
-        _record(conn, event, session_id, verdict, report, blocks, config, message)
+        _record(conn, event, session_id, verdict, report, blocks, config, message, checkpoint=checkpoint)
     finally:
         conn.close()
     return _output(adapter, verdict, session_id)
@@ -127,32 +129,66 @@ def _tail_is_partial(path, window=1024 * 1024):
     return False
 
 
-def judge(conn, event, session_id, message, config, project_dir):
+def judge(conn, event, session_id, message, config, project_dir, checkpoint=None):
+    """(verdict, report, blocks). `checkpoint`, a list, receives [num, hash] of the session's
+    newest entry when its chain checked clean (the decision records it for the next Stop)."""
     from ledger.detect import analyze, evidence_from_rows, load_rules
+
+    if checkpoint is None:
+        checkpoint = []
 
     rows = store.session_evidence(conn, session_id)
     # Entries that fail the hash chain (edited, added by hand) are not evidence; the reason names
-    # them and the user hears about it once.
-    problems, untrusted = verify.check_chain(rows)
+    # them and the user hears about it once. Only what the last clean check did not cover is
+    # re-hashed: the newer entries now, the older ones a claim cites once the detector has run.
+    problems, untrusted, upto = verify.check_since(rows, store.verified_upto(conn, session_id))
+    trusted = [r for r in rows if r["id"] not in untrusted] if untrusted else rows
+    rules = load_rules(project_dir)
+    # The same conversion `ledger check` uses, so the command and the hook judge alike.
+    report = analyze(message, evidence=evidence_from_rows(trusted), rules=rules)
+    rehashed = set()
+    while upto is not None:
+        cited = {e for c in report.claims for e in c.evidence}
+        older = [r for r in trusted if r["num"] <= upto and r["id"] in cited and r["id"] not in rehashed]
+        if not older:
+            break
+        rehashed.update(r["id"] for r in older)
+        more, bad = verify.rehash(older)
+        if not bad:
+            break
+        # A cited entry was edited in place: judge again without it (and whatever it hid).
+        problems += more
+        untrusted += bad
+        trusted = [r for r in trusted if r["id"] not in bad]
+        report = analyze(message, evidence=evidence_from_rows(trusted), rules=rules)
     if untrusted:
-        rows = [r for r in rows if r["id"] not in untrusted]
         detail = "session %s: %s" % (session_id, "; ".join(p.detail for p in problems)[:400])
         note("ignored evidence that failed the integrity check: " + detail)
         faults.add("tampered", detail, session_id=session_id, once=True)
-    untrusted_set = set(untrusted)
-    # The same conversion `ledger check` uses, so the command and the hook judge alike.
-    evidence = evidence_from_rows(rows)
-    report = analyze(message, evidence=evidence, rules=load_rules(project_dir))
+    # What the next Stop may take as checked: this session's newest entry, when nothing failed.
+    checkpoint[:] = [rows[-1]["num"], rows[-1]["hash"]] if rows and not problems else []
+    rows = trusted
     blocks = store.blocks_in_turn(conn, session_id, event.get("turn_id"))
 
     folded = {}
+    # Which entries hold each term, from the FTS index, asked once per term for all claims.
+    # The session's rows are in hand, so its id range bounds the search (bm25 would read what
+    # the whole ledger holds), and the ranking happens here.
+    matched = {}
+    low, high = (rows[0]["num"], rows[-1]["num"]) if rows else (0, -1)
 
     def related(claim):
-        # The session's rows are in hand: ask FTS only which of them match, and rank those here
-        # (store.search would read them again, and its bm25 costs what the whole ledger holds).
-        match = store.fts_query(claim.text)
-        nums = store.session_matches(conn, match, session_id) if match else set()
-        hits = store.rank([r for r in rows if r["num"] in nums], store.terms(claim.text), 3, folded)
+        words = store.terms(claim.text)
+        # FTS folds ASCII case as lower() does: one lookup for "The" and "the".
+        keys = {w: w.lower() if w.isascii() else w for w in words}
+        missing = [k for k in dict.fromkeys(keys.values()) if k not in matched]
+        if missing and rows:
+            matched.update(store.term_matches(conn, missing, low, high))
+        nums = set().union(*(matched.get(k, ()) for k in keys.values()))
+        # An ASCII term's FTS match is exactly "the lowered text holds it"; other terms are
+        # looked up in the text, as before.
+        holds = {w.lower(): matched.get(keys[w], set()) for w in words if w.isascii()}
+        hits = store.rank([r for r in rows if r["num"] in nums], words, 3, folded, holds=holds)
         if not hits:  # nothing shares a term: point at the latest failures, then the latest calls
             hits = sorted(rows, key=lambda r: (not r["failed"], -r["num"]))[:3]
         return [(h["id"], _summary(h, claim.text)) for h in hits]
@@ -179,9 +215,6 @@ def best_line(output, claim_text, scan=2000):
     """The output line the agent most likely needs: most terms shared with the claim, then an
     alarm word, then the last line. Quoting it verbatim is what the guard accepts."""
     terms = {t for t in _words(claim_text) if len(t) >= 3}
-    # A line holding none of the terms as a substring shares no word with the claim: one
-    # regex search tells, and only lines that pass are split into words.
-    has_term = re.compile("|".join(map(re.escape, sorted(terms, key=len, reverse=True)))).search if terms else None
     best, best_score = "", -1
     # Read from the end: the first line seen with the top score is the latest one, which is the
     # one to show (logs end where things went wrong), so a line must beat the best, not tie it.
@@ -190,13 +223,19 @@ def best_line(output, claim_text, scan=2000):
         if not stripped:
             continue
         lowered = stripped.lower()
+        # A line holding none of the terms as a substring shares no word with the claim, and
+        # only lines that hold some are split into words (most of the cost: a log line often
+        # holds one term, "step"). Terms that are words of the line are among those it holds as
+        # substrings (for ASCII, where lowering again changes nothing), so an ASCII line that
+        # cannot beat the best even with an alarm word and all of them as words is passed over
+        # before any regex runs.
+        held = sum(map(lowered.__contains__, terms))
+        ascii_line = lowered.isascii()
+        if ascii_line and 2 + 4 * held <= best_score:
+            continue
         score = 2 if _ALARM_RE.search(lowered) else 0
-        if has_term and has_term(lowered):
-            # Splitting into words is most of the cost (a log line often holds one term, "step").
-            # Terms that are words of the line are among those it holds as substrings (for ASCII,
-            # where lowering again changes nothing): a line that cannot win even if they all are
-            # words is passed over.
-            if lowered.isascii() and score + 4 * sum(t in lowered for t in terms) <= best_score:
+        if held:
+            if ascii_line and score + 4 * held <= best_score:
                 continue
             score += 4 * len(terms.intersection(_words(lowered)))
         if score > best_score:
@@ -224,7 +263,7 @@ def _words(text):
 _WORD = diskcache.compile(r"[\w.]+")
 
 
-def _record(conn, event, session_id, verdict, report, blocks, config, message, error=None):
+def _record(conn, event, session_id, verdict, report, blocks, config, message, error=None, checkpoint=()):
     claims = []
     if report is not None:
         for c in report.claims:
@@ -247,4 +286,6 @@ def _record(conn, event, session_id, verdict, report, blocks, config, message, e
         "cwd": event.get("cwd"),
         "project_dir": event.get("cwd"),
         "transcript_path": event.get("transcript_path"),
+        "verified_num": checkpoint[0] if checkpoint else None,
+        "verified_hash": checkpoint[1] if checkpoint else None,
     }, claims)
