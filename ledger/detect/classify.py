@@ -27,7 +27,7 @@ _NAMES_CAUSE = diskcache.compile(r"原因|要因|犯人|元凶|真因|せい|所
 _RANK = {ASSERTION: 3, NEGATED: 2, HYPOTHESIS: 1}
 # "Single-GPU eval never had this problem": a failure word under a negation is no new failure.
 _ANY_NEG = diskcache.compile(r"\b(?:not|never|no)\b|n't\b|ない|ません|なかった|なし", re.I)
-_REASON_END = diskcache.compile(r"(?:ため|から|ので)(?:です|でした|だ|だった)$")
+_REASON_END = diskcache.compile(r"(?:ため|から|ので)(?:です|でした|だ|だった|である|っす|でございます)?[。.!！]?\s*$")
 
 
 def _spans(matches):
