@@ -17,6 +17,10 @@ MAX_BACK = 8 * 1024 * 1024
 
 def reversed_lines(path, max_back=MAX_BACK):
     """Yield complete lines from the end of the file, newest first (bytes, without newline)."""
+    if not isinstance(path, str):
+        # A payload's transcript_path of 3 would make open() wrap, read and then close file
+        # descriptor 3 of this process: only a path string names a transcript.
+        raise ValueError("transcript_path is not a path: %r" % (path,))
     with open(path, "rb") as f:
         f.seek(0, os.SEEK_END)
         end = f.tell()

@@ -225,3 +225,24 @@ def test_fifty_megabyte_output(agent, db_path):
 def test_fixed_nasty_inputs(agent, data, db_path):
     result = run_hook(data, agent=agent)
     check_outcome(data, result.returncode, result.stdout.decode(), result.stderr.decode("utf-8", "replace"))
+
+
+@pytest.mark.parametrize("agent,event", [("claude", "Stop"), ("codex", "Stop"), ("gemini", "AfterAgent")])
+def test_a_number_for_transcript_path_never_touches_that_file_descriptor(agent, event, monkeypatch, tmp_path):
+    """open(3) wraps file descriptor 3 and closes it when done: a payload's transcript_path of 3
+    must not make the hook read, or close, a descriptor it does not own (in a hook process that
+    could be its own stdout; in this test process it was pytest's capture file)."""
+    held = open(tmp_path / "held.jsonl", "wb+")
+    held.write(b'{"type": "assistant"}\n')
+    held.flush()
+    fd = held.fileno()
+    try:
+        data = json.dumps({"session_id": "s-fd", "hook_event_name": event, "transcript_path": fd,
+                           "cwd": str(tmp_path), "prompt": "why?", "prompt_response": None}).encode()
+        code, out, err = run_in_process(agent, data, monkeypatch)
+        assert code == 0
+        os.fstat(fd)  # still open: raises OSError (EBADF) if the hook closed it
+        held.seek(0)
+        assert held.read().startswith(b'{"type"')
+    finally:
+        held.close()

@@ -130,7 +130,8 @@ def read_turn(payload):
 
 
 def _from_chat(path, prompt):
-    if not path or not os.path.isfile(path):
+    # isinstance first: os.path.isfile(3) stats file descriptor 3, and reading it would close it.
+    if not isinstance(path, str) or not path or not os.path.isfile(path):
         return None, None
     from ledger.transcript import reversed_lines
 

@@ -91,6 +91,8 @@ def read_transcript(path):
     """(final message, problem): problem says why the transcript could not be used."""
     from ledger import transcript
 
+    if not isinstance(path, str):
+        return None, "transcript_path %r is not a path, so the final message was not checked" % (path,)
     if not os.path.isfile(path):
         return None, "transcript %s does not exist, so the final message was not checked" % path
     try:
@@ -110,6 +112,8 @@ def read_transcript(path):
 
 
 def _tail_is_partial(path, window=1024 * 1024):
+    if not isinstance(path, str):
+        raise ValueError("transcript_path is not a path: %r" % (path,))
     with open(path, "rb") as f:
         f.seek(0, os.SEEK_END)
         size = f.tell()
