@@ -12,8 +12,11 @@ failure vocabulary. Then, inside the clause that holds the cue, in this order:
     otherwise              -> assertion (hypothesis under a hypothesis heading or label)
 
 A connective in a sentence where the agent explains its own change (`rationale`: "I renamed it
-because ...") is motivation, not diagnosis, and is skipped. Under a root-cause heading or label a
-plain declarative sentence is an assertion even without a cue.
+because ...") is motivation, not diagnosis, and is skipped. Under a root-cause heading or label
+(or right after "Found it.", see analyze) a plain declarative sentence is an assertion even
+without a cue. With no cue at all, two structures still claim: "<failure stated>: <clause that
+explains it>" (`explanation`), and a sentence naming a `defect` right after one that plainly
+states a failure ("The second node hangs at init. NCCL_SOCKET_IFNAME points to docker0.").
 """
 
 import re
