@@ -47,6 +47,8 @@ FLOORS = {
     ("ja", "blind9"): (0.92, 0.0),
     ("en", "blind10"): (0.92, 0.0),
     ("ja", "blind10"): (0.90, 0.03),
+    ("en", "blind11"): (0.72, 0.03),
+    ("ja", "blind11"): (0.70, 0.0),
 }
 
 
@@ -94,11 +96,17 @@ def test_corpus_parser_reads_blocks_and_evidence(tmp_path):
     assert items[1].text == "The message (E1)."
 
 
+# Cited items the detector blocks on purpose: en_blind11.txt:161 quotes `Rate: 100`, 9
+# characters, under the 10 a quote needs to count on its own (rules/en.toml min_quote_chars).
+CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1}
+
+
 def test_every_blind_split_cites_and_traps_hold(results):
     """Cited assertions pass and negated causes are not blocked, on every blind split."""
     for (lang, split), (s, wrong, _) in results.items():
         if split.startswith("blind"):
-            assert s["cited_allowed"] == 1.0, (lang, split)
+            blocked = round((1 - s["cited_allowed"]) * s["cited_n"])
+            assert blocked == CITED_BELOW_QUOTE_FLOOR.get((lang, split), 0), (lang, split)
             assert s["negated_blocked"] <= 0.1, (lang, split, [w.where for w, _ in wrong])
 
 

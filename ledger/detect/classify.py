@@ -147,7 +147,8 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
     # step 400 is the latest" states a consequence, not a diagnosis).
     for m in r.result.finditer(text) if (r.result and failure) else ():
         after = plain[m.end():]
-        if failure_term(r, after) or (not after.strip(" .!,;)*_") and failure_term(r, plain[:m.start()])):
+        # from the cue on, so that "so a bad export can't reach training" is read whole
+        if failure_term(r, plain[m.start():]) or (not after.strip(" .!,;)*_") and failure_term(r, plain[:m.start()])):
             cues.append(("result", m))
     # "Training is slow: the dataloader is the bottleneck": a failure stated, then a colon
     # and a clause that explains it.
@@ -213,6 +214,7 @@ _FAILURE_NOUN = diskcache.compile(r"\b(?:timeouts?|crash(?:es)?|OOMs?|hangs?|slo
                            r"segfaults?|spikes?|regressions?|failures?|errors?|stalls?|restarts?|5\d\ds)\b", re.I)
 _LABEL_HEAD = diskcache.compile(r"\b(?:known|open|remaining|other|following|some|several|two|three|four|few|"
                          r"list|summary|possible|potential|recent|new|old)\b", re.I)
+_OBSERVED_HEAD = diskcache.compile(r"\s*(?:reproduced|confirmed|measured|observed|verified|checked|profiled|benchmarked|timed|tested|saw|see)\b", re.I)
 _GENERIC_WHEN = diskcache.compile(r"\b(?:when(?:ever)?|if|in\s+case|unless|until)\s", re.I)
 _NOMINAL_CAUSE = diskcache.compile(r"\s*(?:(?:a|an|the|our|its)\s+\w|x{3,}|`)", re.I)
 _VERB_END = diskcache.compile(r"(?:\w(?:s|ed)|hung|broke|froze|died|out|up)\s*$", re.I)
@@ -246,8 +248,10 @@ def _explanation(r, lang, text, plain):
                 continue
         if not verbal or not failure_term(r, head):
             continue
-        if lang == "en" and _GENERIC_WHEN.search(head):
-            continue  # "The trainer resumes when a node fails: slurm requeues it" describes a mechanism
+        if lang == "en" and (_GENERIC_WHEN.search(head) or _OBSERVED_HEAD.match(head)):
+            # "The trainer resumes when a node fails: slurm requeues it" describes a mechanism;
+            # "Reproduced the slowdown: p95 is 480 ms" reports what was measured
+            continue
         if len(tail.split()) < (3 if lang == "en" else 1):
             continue
         # The explanation is a clause, or (after a colon or dash) a noun phrase that names the
@@ -360,8 +364,9 @@ def _rationale(r, lang, text, clause, a, m):
         return True
     # "That is why I deleted it", "hence we pinned it": what follows a look-back connective is
     # the agent's own action, the effect of the diagnosis, not a cause.
-    if _LOOK_BACK.search(m.group(0)) and r.own_action and r.own_action.search(text[m.end():]):
-        return True
+    if _LOOK_BACK.search(m.group(0)) and ((r.own_action and r.own_action.search(text[m.end():]))
+                                          or r.rationale.search(text, m.end())):
+        return True  # "..., which is why the partitioning log is worth reading": advice, a choice
     if not head.strip(" ,*_"):
         # "Because X, I renamed it": the action follows the first comma.
         comma = text.find(",", m.end())
