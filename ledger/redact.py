@@ -8,6 +8,7 @@ Stdlib `re` only: this runs in the recording hook on every tool call.
 """
 
 import re
+import sys
 
 # (label, pattern). Order matters: the block and structured forms come before the generic
 # `key=value` rule, so a private key inside `key="..."` is labelled as a private key.
@@ -71,13 +72,23 @@ _FOLD_FIXES = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s"})
 
 # From a keyword to the end of the furthest possible value: the rest of the name, the separator
 # and the value, each free of whitespace, with whitespace around the separator.
-_TAIL = re.compile(r"\S*\s*\S*\s*\S*")
+_TAIL = r"\S*\s*\S*\s*\S*"
+_tail = None  # compiled on first use
+
+
+def _compile(pattern, flags=0):
+    # The Stop hook keeps its compiled regexes on disk (ledger.diskcache): there, these come
+    # from it too (~1 ms a Stop). The recorder does not load that module and compiles as before.
+    cache = sys.modules.get("ledger.diskcache")
+    if cache is not None:
+        return cache.compile(pattern, flags)
+    return re.compile(pattern, flags)
 
 
 def _pattern(label):
     found = _compiled.get(label)
     if found is None:
-        found = _compiled[label] = re.compile(dict(_PATTERNS)[label], re.DOTALL)
+        found = _compiled[label] = _compile(dict(_PATTERNS)[label], re.DOTALL)
     return found
 
 
@@ -103,18 +114,22 @@ def _redact_assignments(text, folded):
     overlap) finds exactly what a scan of the whole text would.
     """
     spans = []
+    global _tail
+    tail = _tail
+    if tail is None:
+        tail = _tail = _compile(_TAIL)
     for word in _KEYWORDS:
         at = folded.find(word)
         while at >= 0:
             start = folded.rfind("\n", 0, at) + 1
-            end = _TAIL.match(text, at).end()
+            end = tail.match(text, at).end()
             spans.append((start, end))
             at = folded.find(word, at + len(word))
     if not spans:
         return text
     assignment = _compiled.get("secret")
     if assignment is None:
-        assignment = _compiled["secret"] = re.compile(_ASSIGNMENT)
+        assignment = _compiled["secret"] = _compile(_ASSIGNMENT)
     spans.sort()
     merged = [list(spans[0])]
     for start, end in spans[1:]:

@@ -171,25 +171,32 @@ def check_since(rows, verified):
     Returns (problems, untrusted, upto): `upto` is the checkpoint's number when only the newer
     entries were re-hashed, None after a full check.
     """
-    rows = [r if isinstance(r, dict) else dict(r) for r in rows]
+    # The session's rows as the store returns them (sqlite3.Row) are read in place; only the
+    # ones to re-hash become dicts (a copy of each of 200 rows cost a Stop ~1 ms).
     if verified and rows and _linked(rows, verified):
         num = verified[0]
         problems, untrusted = [], []
-        _edited([r for r in rows if r["num"] > num], rows[0].get("session_id"), problems, untrusted)
+        newer = [r if isinstance(r, dict) else dict(r) for r in rows if r["num"] > num]
+        _edited(newer, _field(rows[0], "session_id"), problems, untrusted)
         return problems, untrusted, num
     problems, untrusted = check_chain(rows)
     return problems, untrusted, None
 
 
+def _field(row, key):
+    """row.get(key) for a dict, row[key] for a store row (which has every column)."""
+    return row.get(key) if isinstance(row, dict) else row[key]
+
+
 def _linked(rows, verified):
     num, digest = verified
-    if rows[0].get("prev_hash") or not digest:
+    if _field(rows[0], "prev_hash") or not digest:
         return False
     before = None
     found = False
     for row in rows:
-        current = row.get("hash")
-        if not current or (before is not None and row.get("prev_hash") != before):
+        current = _field(row, "hash")
+        if not current or (before is not None and _field(row, "prev_hash") != before):
             return False
         if row["num"] == num:
             found = current == digest

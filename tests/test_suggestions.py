@@ -59,6 +59,14 @@ def test_best_line_is_the_reference(output, claim_text, scan):
     assert stop.best_line(output, claim_text, scan) == reference_best_line(output, claim_text, scan)
 
 
+@settings(max_examples=400, deadline=None)
+@given(output=text.map(lambda t: t.encode("ascii", "ignore").decode()), claim_text=claim,
+       scan=st.integers(1, 12))
+def test_best_line_on_ascii_output_is_the_reference(output, claim_text, scan):
+    # ASCII output takes its own path in best_line (the terms and alarm words the block holds).
+    assert stop.best_line(output, claim_text, scan) == reference_best_line(output, claim_text, scan)
+
+
 def test_best_line_on_a_long_log_is_the_reference():
     lines = []
     for i in range(30000):

@@ -108,8 +108,8 @@ def _strings(value):
             yield from _strings(v)
 
 
-_BARE_LABEL = re.compile(r"^(?:\s*[*_]*[^\n:：]{1,40}?[*_]*\s*[:：]\s*[*_]*\s*(?:\n|$))+$")
-_HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
+_BARE_LABEL = diskcache.compile(r"^(?:\s*[*_]*[^\n:：]{1,40}?[*_]*\s*[:：]\s*[*_]*\s*(?:\n|$))+$")
+_HTML_COMMENT = diskcache.compile(r"<!--.*?(?:-->|\Z)", re.S)
 
 
 def _prep(text):

@@ -134,6 +134,10 @@ class _Side:
         """Do the segments occur, in order, in entry i (normalised)?"""
         if self._is_plain(i):
             raw = self.raw(i)
+            # A segment is its tokens joined by single spaces (normalised), so finding it as it
+            # is finds a match of its pattern; only a miss (or an ordered pair) needs the regex.
+            if len(segs) == 1 and segs[0] in raw:
+                return True
             pos = 0
             for pat in patterns:
                 m = pat.search(raw, pos)
@@ -155,7 +159,23 @@ def _probes(segs):
 
 
 def _patterns(segs):
-    return [re.compile(r"\s+".join(re.escape(t) for t in s.split())) for s in segs]
+    return [_Pattern(s) for s in segs]
+
+
+class _Pattern:
+    r"""A segment's tokens joined by `\s+`, compiled on its first search: a quote found as it
+    stands (`_Side.contains`) never needs it, and compiling costs a fresh process ~0.3 ms each."""
+
+    __slots__ = ("segment", "compiled")
+
+    def __init__(self, segment):
+        self.segment = segment
+        self.compiled = None
+
+    def search(self, text, pos=0):
+        if self.compiled is None:
+            self.compiled = re.compile(r"\s+".join(re.escape(t) for t in self.segment.split()))
+        return self.compiled.search(text, pos)
 
 
 class Checker:

@@ -67,6 +67,9 @@ def _compile(pattern, flags, cached=False):
 # A list of at least this many patterns gets the prefilter (Matcher): below it, one search of the
 # joined alternation costs about what the prefilter would.
 _PREFILTER_FROM = 8
+# Texts whose matches a Matcher keeps (finditer): the sentence being classified and the parts
+# of it the classifier looks at; emptied when full, so a long message holds no more than this.
+_MEMO = 64
 # Characters outside ASCII that `re` matches to an ASCII letter when it ignores case, and that
 # letter: the prefilter's lowered text shows that letter where the text holds one of them.
 # tests/test_rules.py checks this against the running Python's `re`.
@@ -161,7 +164,7 @@ class Matcher:
     or can match the empty string are always searched whole.
     """
 
-    __slots__ = ("patterns", "flags", "_one", "_all", "_ready", "_needs", "_single")
+    __slots__ = ("patterns", "flags", "_one", "_all", "_ready", "_needs", "_single", "_found")
 
     def __init__(self, patterns, flags):
         self.patterns = list(patterns)
@@ -171,6 +174,9 @@ class Matcher:
         self._ready = False
         self._needs = None
         self._single = None
+        # finditer's answers by text: the classifier asks a list about one sentence several
+        # times (the failure words, for each cue it weighs); the matches are the same each time.
+        self._found = {}
 
     def _prepare(self):
         self._ready = True
@@ -250,6 +256,15 @@ class Matcher:
         return best
 
     def finditer(self, text):
+        found = self._found.get(text)
+        if found is None:
+            found = self._finditer(text)
+            if len(self._found) >= _MEMO:
+                self._found.clear()
+            self._found[text] = found
+        return list(found)  # a list of its own for each caller
+
+    def _finditer(self, text):
         if not self._ready:
             self._prepare()
         if self._one is not None:

@@ -219,10 +219,14 @@ def best_line(output, claim_text, scan=2000):
     """The output line the agent most likely needs: most terms shared with the claim, then an
     alarm word, then the last line. Quoting it verbatim is what the guard accepts."""
     terms = {t for t in _words(claim_text) if len(t) >= 3}
+    lines = _last_lines(output, scan)
+    block = "\n".join(lines)
+    if block.isascii():
+        return _best_ascii_line(lines, block.lower(), terms)
     best, best_score = "", -1
     # Read from the end: the first line seen with the top score is the latest one, which is the
     # one to show (logs end where things went wrong), so a line must beat the best, not tie it.
-    for line in reversed(_last_lines(output, scan)):
+    for line in reversed(lines):
         stripped = line.strip()
         if not stripped:
             continue
@@ -244,6 +248,41 @@ def best_line(output, claim_text, scan=2000):
             score += 4 * len(terms.intersection(_words(lowered)))
         if score > best_score:
             best, best_score = stripped, score
+    return best[:200]
+
+
+def _best_ascii_line(lines, lowered_block, terms):
+    """`best_line` for ASCII lines (`lowered_block`: them joined by "\n", lowered): the same line.
+
+    Lowering ASCII works character by character, so the block split at "\n" gives each line
+    lowered. A term or an alarm word the block does not hold is in none of its lines: each line
+    is asked only about the terms the block holds, and when it holds no alarm word no line can
+    score the 2 for one, which tightens the bound that passes lines over (a log whose every line
+    holds "step" then splits a few lines into words, not all of them). No line can score more
+    than that 2 and 4 per term held; a line that does ends the search.
+    """
+    present = [t for t in terms if t in lowered_block]
+    alarm = 2 if any(map(lowered_block.__contains__, _ALARM)) else 0
+    top = alarm + 4 * len(present)
+    lowered_lines = lowered_block.split("\n")
+    best, best_score = "", -1
+    for i in range(len(lines) - 1, -1, -1):
+        lowered = lowered_lines[i]
+        held = sum(map(lowered.__contains__, present)) if present else 0
+        if alarm + 4 * held <= best_score:
+            continue
+        stripped = lines[i].strip()
+        if not stripped:
+            continue
+        score = 2 if alarm and _ALARM_RE.search(lowered) else 0
+        if held:
+            if score + 4 * held <= best_score:
+                continue
+            score += 4 * len(terms.intersection(_words(stripped.lower())))
+        if score > best_score:
+            best, best_score = stripped, score
+            if best_score >= top:
+                break
     return best[:200]
 
 
