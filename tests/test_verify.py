@@ -219,12 +219,7 @@ def _detector_ready():
 
 
 def test_stop_ignores_an_edited_entry_and_names_it(db_path):
-    try:
-        ready = _detector_ready()
-    except Exception:
-        ready = False
-    if not ready:
-        pytest.skip("the claim detector is not in place yet")
+    assert _detector_ready()  # the detector cites E1 for this claim when the entry is intact
     _tool("step 410 loss=1.9")
     _sql(db_path, "UPDATE evidence SET output = '%s' WHERE num = 1" % LOG)  # forged evidence
     claim = "The loss diverged because the gradients exploded at step 420 (E1)."
@@ -399,12 +394,7 @@ def test_stop_records_where_the_chain_checked_clean(db_path):
 
 
 def test_stop_rehashes_an_older_entry_a_claim_cites(db_path):
-    try:
-        ready = _detector_ready()
-    except Exception:
-        ready = False
-    if not ready:
-        pytest.skip("the claim detector is not in place yet")
+    assert _detector_ready()  # the detector cites E1 for this claim when the entry is intact
     _tool("step 410 loss=1.9")
     _stop("Done, nothing to report.")
     assert _verified(db_path)[0] == 1  # E1 is now behind the checkpoint
