@@ -451,3 +451,9 @@ def test_how_it_works_and_plans_are_not_diagnoses(text):
 ])
 def test_japanese_te_chains_and_topics_into_a_failure(text):
     assert kinds(text) == ["assertion"]
+
+
+def test_confirmed_turns_a_cause_heading_into_a_claim_but_not_any_label():
+    assert kinds("## Confirmed hypothesis\n\nThe loader leaks file handles after each epoch.") == ["assertion"]
+    assert kinds("## Root cause (confirmed)\n\nThe loader leaks file handles after each epoch.") == ["assertion"]
+    assert kinds("I verified the fix from PR #482 on the 4-GPU box:\n\n- 3 full epochs, no hang at checkpoint save.") == []

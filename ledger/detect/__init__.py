@@ -129,9 +129,10 @@ def _heading_mode(r_for, text):
         # "Root cause still unknown. What we know:" heads observations; "Ruled out so far",
         # 「原因ではなかったもの」 head what is not the cause. Neither is a claim.
         return None
-    # "Confirmed" marks a heading about the cause ("Root cause (confirmed)"); alone in a label
-    # such as "I verified the fix on the 4-GPU box:" it says nothing about a cause.
-    if (r.confirmed.search(t) and not r.hypothesis.search(t)) and r.assertion.search(t) or r.discovery.search(t):
+    # "Confirmed" turns a heading about the cause into a claim ("Root cause (confirmed)",
+    # "Confirmed hypothesis"); alone in a label such as "I verified the fix on the 4-GPU box:"
+    # it says nothing about a cause.
+    if r.confirmed.search(t) and (r.assertion.search(t) or r.hypothesis.search(t)) or r.discovery.search(t):
         return "assertion"
     if r.hypothesis.search(t):
         return "hypothesis"
