@@ -112,8 +112,6 @@ def read_transcript(path):
 
 
 def _tail_is_partial(path, window=1024 * 1024):
-    if not isinstance(path, str):
-        raise ValueError("transcript_path is not a path: %r" % (path,))
     with open(path, "rb") as f:
         f.seek(0, os.SEEK_END)
         size = f.tell()
