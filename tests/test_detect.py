@@ -457,3 +457,47 @@ def test_confirmed_turns_a_cause_heading_into_a_claim_but_not_any_label():
     assert kinds("## Confirmed hypothesis\n\nThe loader leaks file handles after each epoch.") == ["assertion"]
     assert kinds("## Root cause (confirmed)\n\nThe loader leaks file handles after each epoch.") == ["assertion"]
     assert kinds("I verified the fix from PR #482 on the 4-GPU box:\n\n- 3 full epochs, no hang at checkpoint save.") == []
+
+
+@pytest.mark.parametrize("text", [
+    # a failure, then the defect inferred from it: the cause read backwards
+    "The job died with a device-side assert, so the vocab size in the config is smaller than the tokenizer's.",
+    "The divergence starts at step 3100, which means clipping is disabled in the optimizer wrapper.",
+    # the culprit named, then how it fails
+    "It's the GradScaler: the scale underflows after about a thousand steps.",
+    # a finding announced and stated in one sentence
+    "Found it, the scheduler steps per batch instead of per epoch, so the LR is zero by epoch 2.",
+    "Per E4, the eval hang is the Redis connection pool running dry under 64 workers.",
+    "The mismatch between two identical runs is the non-deterministic scatter_add in the backward.",
+    "GPU utilization is stuck at 30% as JPEG decoding on two CPU workers can't keep up.",
+    "Upstream drift in the transactions table is what made the fraud model flag everything.",
+    "Closing: this was caused by the 4.38 change to attn_implementation.",
+    "Triton サーバーの 503 は、max_batch_size が 0 になっていることで発生しています。",
+    "この segfault は pyarrow と torch の OpenMP ランタイムが衝突して起きています。",
+    "結局、V100 で bf16 を指定していたことがすべての元凶でした。",
+    "wandb へのログ送信が同期的に走っていて、各ステップで 200ms ほど持っていかれています。",
+])
+def test_inferred_and_announced_causes_are_claims(text):
+    assert kinds(text) == ["assertion"]
+
+
+@pytest.mark.parametrize("text", [
+    # "default" holds the letters of "fault": it is no failure word
+    "It's the default: the scheduler steps once per epoch.",
+    "It's the standard approach: the loss spikes are expected during warm-up.",
+    "The eval failed, so the flag is disabled until we know more.",
+    "The run crashed at step 400, so the latest checkpoint is step 300.",
+    "Accuracy drops as training continues and never recovers.",
+    "Found the issue, and I opened a PR with the fix.",
+    # starting something, then a time span: when, not why
+    "学習を始めて 2 時間ほどで損失が NaN になります。",
+    "バッチサイズを下げることで OOM を回避できます。",
+])
+def test_consequences_symptoms_and_defaults_are_not_causes(text):
+    assert decision(analyze(text)) == "allow"
+
+
+def test_a_reason_for_ruling_out_is_not_a_cause():
+    assert kinds("The NaNs are not coming from mixed precision, since they also appear in pure fp32.") == ["negated"]
+    assert kinds("ドライバのバージョンは問題ではなく、同じ構成の別ノードでは正常に動いています。") == ["negated"]
+    assert kinds("ドライバは問題ではなく、CUDA のバージョンが原因です。") == ["assertion"]

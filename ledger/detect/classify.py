@@ -148,7 +148,11 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
     for m in r.result.finditer(text) if (r.result and failure) else ():
         after = plain[m.end():]
         # from the cue on, so that "so a bad export can't reach training" is read whole
-        if failure_term(r, plain[m.start():]) or (not after.strip(" .!,;)*_") and failure_term(r, plain[:m.start()])):
+        before_failure = failure_term(r, plain[:m.start()])
+        if failure_term(r, plain[m.start():]) or (not after.strip(" .!,;)*_") and before_failure) or (
+                # "The job died with X, so the vocab size is smaller than the tokenizer's": a
+                # failure, then a defect inferred from it (the cause, read backwards)
+                before_failure and r.defect and r.defect.search(text[m.end():])):
             cues.append(("result", m))
     # "Training is slow: the dataloader is the bottleneck": a failure stated, then a colon
     # and a clause that explains it.
