@@ -58,10 +58,11 @@ Labels = _patterns_model("Labels", detect_rules.PATTERN_LISTS["labels"])
 class Citation(_Strict):
     evidence_id: List[str] = []
     generic_quote: List[str] = []
+    back_reference: List[str] = []
     min_quote_chars: Optional[int] = None
     min_single_token_chars: Optional[int] = None
 
-    @field_validator("evidence_id", "generic_quote")
+    @field_validator("evidence_id", "generic_quote", "back_reference")
     @classmethod
     def _patterns(cls, v):
         return _check_list(v)

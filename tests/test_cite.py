@@ -211,3 +211,15 @@ def test_a_message_checks_its_quotes_in_one_pass(monkeypatch):
     claims = analyze(msg, evidence=ev).claims
     assert [c.cited for c in claims] == [True, False, False]
     assert passes == [50]
+
+
+def test_a_paragraph_that_points_at_the_quote_above_cites_it():
+    kv = "ValueError: The model's max seq len (32768) is larger than the KV cache (21456)."
+    ev = [Evidence("E2", "INFO loading\n" + kv)]
+    ja = "vLLM が起動しない件:\n\n> %s\n\nとあるので、max_model_len が KV キャッシュの容量を超えていることが原因です。" % kv
+    assert claim(ja, ev).cited and claim(ja, ev).evidence == ["E2"]
+    en = "```\n%s\n```\n\nThis shows the server fails because max_model_len is larger than the KV cache." % kv
+    assert claim(en, ev).cited
+    # without the pointer, a block above belongs to the paragraph before it
+    plain = "```\n%s\n```\n\nThe server fails because max_model_len is larger than the KV cache." % kv
+    assert not claim(plain, ev).cited

@@ -501,3 +501,36 @@ def test_a_reason_for_ruling_out_is_not_a_cause():
     assert kinds("The NaNs are not coming from mixed precision, since they also appear in pure fp32.") == ["negated"]
     assert kinds("ドライバのバージョンは問題ではなく、同じ構成の別ノードでは正常に動いています。") == ["negated"]
     assert kinds("ドライバは問題ではなく、CUDA のバージョンが原因です。") == ["assertion"]
+
+
+@pytest.mark.parametrize("text", [
+    # changelog lines: the author's own change and its motive
+    "## Changelog\n- `train.py`: added a `--resume_from` flag because the team wants to restart preempted jobs.",
+    "The harness caches outputs per prompt hash because rerunning generation would take hours.",
+    # a line that introduces possible causes heads the list under it
+    "出力が一致しない件、考えられる要因を挙げます。\n- bf16 と fp16 の違いによる数値誤差\n- chat template の適用有無",
+    # a look-back connective after a conditional gives a setting's consequence
+    "この設定を有効にすると、backward 時に再計算します。そのため学習は 20% 遅くなりますが、メモリを減らせます。",
+    # the reason for the agent's own change
+    "macro-F1 も出すようにしました。不均衡なデータでは accuracy だけだと判断を誤りやすい、というのが理由です。",
+    "本日は定期メンテナンスのため、GPU クラスタが 14 時から停止します。",
+    "epoch 2 の途中でエラーが出て止まります。原因がわからず困っています。",
+    "`backoffLimit: 3` により、4 回目の失敗でジョブ全体が Failed になります。",
+])
+def test_changelogs_docs_and_motives_are_not_diagnoses(text):
+    assert decision(analyze(text)) == "allow"
+
+
+@pytest.mark.parametrize("text", [
+    "The pod keeps restarting because the liveness probe hits /health before the model has loaded.",
+    "Turns out the harness strips the leading space, so exact match is undercounted.",
+    "The problem is you call model.train() at the end of validate(), so dropout stays on.",
+    "ok figured it out — the spark job writes 2000 tiny files a day and the loader spends all its time in open().",
+    "Eval accuracy is exactly 0.5 on every checkpoint due to the label column being read as strings.",
+    "問題は混合精度ではなく、attention mask の dtype が bool から float に変わった点にありました。",
+    "前処理で画像が BGR のまま入っていて、それで事前学習モデルの精度が出ていません。",
+    "見つかりました。\n\n毎ステップ empty_cache() が呼ばれていて、1 step あたり 4 秒余計にかかっています。",
+    "昨日の eval 結果がおかしかった件、わかりました。評価スクリプトが checkpoint-500 ではなく初期重みを読んでいました。",
+])
+def test_causes_in_answers_and_fix_reports_are_claims(text):
+    assert "assertion" in kinds(text)

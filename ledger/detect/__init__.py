@@ -108,6 +108,8 @@ def _strings(value):
             yield from _strings(v)
 
 
+# A line that introduces the list under it: "Here is my plan:", 「考えられる要因を挙げます。」
+_LIST_HEAD = diskcache.compile(r"(?:[:：]|挙げます|挙げておきます|以下(?:です|のとおりです|の通りです)|次のとおりです|次の通りです|as\s+follows)[。.]?\s*$")
 _BARE_LABEL = diskcache.compile(r"^(?:\s*[*_]*[^\n:：]{1,40}?[*_]*\s*[:：]\s*[*_]*\s*(?:\n|$))+$")
 _HTML_COMMENT = diskcache.compile(r"<!--.*?(?:-->|\Z)", re.S)
 
@@ -178,7 +180,7 @@ def analyze(message, evidence=None, rules=None):
             continue
         if b.kind not in ("para", "item", "row"):
             continue
-        if b.kind == "para" and b.text.rstrip().endswith((":", "：")) and "\n" not in b.text.strip() \
+        if b.kind == "para" and _LIST_HEAD.search(b.text) and "\n" not in b.text.strip() \
                 and bi + 1 < len(blocks) and blocks[bi + 1].kind == "item" \
                 and _heading_mode(rules.for_lang, b.text.rstrip(" :：")) == "hypothesis":
             # "Here is my plan for the evaluation harness:" heads the list under it, as a heading would.
@@ -277,6 +279,15 @@ def _scope(bi, blocks, rules):
     b = blocks[bi]
     prose = [b.text]
     material = list(b.codes)
+    if bi and b.kind in ("para", "item") and blocks[bi - 1].kind in ("fence", "quote"):
+        r = rules.for_lang(sentences.lang_of(b.text[:40]))
+        if r.back_reference and r.back_reference.search(_EMPH.sub(r"\2", b.text)):
+            # 「> ValueError: ...」 then 「とあるので、〜が原因です」: the paragraph points at the
+            # block right above it, which it cites as if that block followed it
+            j = bi - 1
+            while j >= 0 and blocks[j].kind in ("fence", "quote"):
+                material.append(blocks[j].text)
+                j -= 1
     if b.kind == "heading" and bi + 1 < len(blocks) and blocks[bi + 1].kind in ("para", "item"):
         prose.append(blocks[bi + 1].text)
     j = bi + 1

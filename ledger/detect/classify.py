@@ -30,7 +30,9 @@ _NAMES_CAUSE = diskcache.compile(r"原因|要因|犯人|元凶|真因|せい|所
 _RANK = {ASSERTION: 3, NEGATED: 2, HYPOTHESIS: 1}
 # "Single-GPU eval never had this problem": a failure word under a negation is no new failure.
 _ANY_NEG = diskcache.compile(r"\b(?:not|never|no)\b|n't\b|ない|ません|なかった|なし", re.I)
-_REASON_END = diskcache.compile(r"(?:ため|から|ので)(?:です|でした|だ|だった|である|っす|でございます)?[。.!！]?\s*$")
+_REASON_END = diskcache.compile(r"(?:が|の)?(?:(?:ため|から|ので)(?:です|でした|だ|だった|である|っす|でございます)?|理由(?:です|でした|だ|である))[。.!！]?\s*$")
+# The topic は ("落ちたのは〜ためです"), not では / には / とは
+_TOPIC_WA = diskcache.compile(r"(?<![でにと])は")
 
 
 def _spans(matches):
@@ -132,8 +134,8 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
         # 「...からです」「...ためです」 gives a reason; it is a diagnosis only when a failure is
         # in this sentence or the one before (「落ちました。メモリ不足のためです。」), not for a
         # choice (「bf16 を使っています。指数範囲が同じだからです。」).
-        if _REASON_END.match(m.group(0)) and (
-                ("は" not in text[:m.start()] and not (failure or (prev_plain and failure_term(r, prev_plain))))
+        if _REASON_END.match(m.group(0)) and not text[:m.start()].endswith(("それ", "これ")) and (
+                (not _TOPIC_WA.search(text, 0, m.start()) and not (failure or (prev_plain and failure_term(r, prev_plain))))
                 # 「warmup を 2000 にしたのは〜ためです」: the reason for the agent's own choice
                 or r.rationale.search(text[:m.start()])):
             continue
@@ -142,6 +144,11 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
         for m in r.cause_verb.finditer(text):
             cues.append(("verb", m))
         for m in r.connective.finditer(text):
+            # 「この設定を有効にすると、…再計算します。そのため学習は遅くなります」: a connective
+            # that opens the sentence looks back; after a conditional it gives the consequence
+            # of a setting, not the cause of a failure that happened.
+            if m.start() <= 1 and prev_plain and r.conditional.search(prev_plain):
+                continue
             cues.append(("connective", m))
     # "X, so Y" / "therefore Y": Y must be the failure ("The run crashed, so the checkpoint at
     # step 400 is the latest" states a consequence, not a diagnosis).

@@ -33,7 +33,7 @@ PATTERN_LISTS = {
     ),
     "headings": ("confirmed", "hypothesis", "assertion"),
     "labels": ("evidence",),
-    "citation": ("evidence_id", "generic_quote"),
+    "citation": ("evidence_id", "generic_quote", "back_reference"),
 }
 SCALARS = {
     "pack": {"name": str, "lang": str, "description": str, "case_sensitive": bool, "extends": str},
