@@ -534,3 +534,38 @@ def test_changelogs_docs_and_motives_are_not_diagnoses(text):
 ])
 def test_causes_in_answers_and_fix_reports_are_claims(text):
     assert "assertion" in kinds(text)
+
+
+@pytest.mark.parametrize("text", [
+    "Throughput dropped from 1,840 to 610 samples/s (a 67% loss), all of it from the tokenizer running in the main process.",
+    "The NaNs start at step 3,410, when the fp16 loss scale overflows on the attention logits.",
+    "Responsible for the deadlock - the DataLoader forking after CUDA was initialised in the parent.",
+    "Total step: 320 -> 456 ms. Essentially all of the +136 ms is the move of the shard cache to NFS.",
+    "You asked whether the resume bug is why the loss jumps.\n\nYes - that's exactly it. On resume the scheduler is rebuilt from scratch and restarts warmup at step 0.",
+    "Saves were taking 6-7 minutes each. Turns out every rank was gathering the full state dict onto its own CPU.",
+    "In answer to your follow-up: the resumed run diverges because the optimizer state is loaded before the model moves to the GPU.",
+    "はい、同じ理由です。ログのローテーションのたびに writer がファイルを開き直していて、その間メインループがブロックされていました。",
+    "いいえ、データローダーの問題ではありません。メモリリークの本体は、loss テンソルをリストに追加し続けていることです。",
+    "再現性が取れないのは cudnn.benchmark で非決定的なアルゴリズムが選ばれているからで、seed の問題ではありません。",
+    "勾配ノルムが通常の約 40 倍に跳ねており、これは未学習の位置ベクトルが混入しているためです。",
+])
+def test_attributions_confirmations_and_answers_are_claims(text):
+    assert "assertion" in kinds(text)
+
+
+@pytest.mark.parametrize("text", [
+    "## Hypotheses (none confirmed yet)\n\n**LR too high after warmup.** The LR at the failure step matches the healthy run.",
+    "## Symptoms\n\n- Loss plateaus after epoch 3, so val accuracy stops moving.",
+    "症状：エポック3の途中からlossが横ばいになり、val精度も動かなくなります。",
+    "We shard the dataset by file rather than by sample due to the object store's per-request latency.",
+    "The reason for the second evaluation pass is that the leaderboard needs calibrated probabilities.",
+    "Status: the bisect is at commit 7 of 23; no root cause yet.",
+    "- 2024-06-05: Raised the default NCCL timeout to 60 min due to the new cluster policy.",
+    "activation checkpointing は再計算が入るぶん遅くなりますが、メモリに余裕ができるのでバッチサイズを倍にできます。",
+    "評価は時間がかかるため、夜間バッチで回すようにスケジュールしています。",
+    "GPU の割り当て待ちのせいで着手が遅れましたが、本日中に再現実験を始めます。",
+    "再開後は 6 時間ほど問題なく進んでおり、loss も落ちる前と同じ水準です。",
+    "ハングの原因として、(a) 例外の握りつぶし、(b) 非同期エラー処理の無効化、の 2 つを疑っています。",
+])
+def test_designs_statuses_symptoms_and_suspicions_are_not_claims(text):
+    assert decision(analyze(text)) == "allow"

@@ -140,6 +140,8 @@ def _heading_mode(r_for, text):
         return "hypothesis"
     if r.assertion.search(t):
         return "assertion"
+    if r.observation.search(t):
+        return "observation"
     return None
 
 

@@ -87,6 +87,11 @@ def _clauses(r, text):
     return [(cuts[k], cuts[k + 1]) for k in range(len(cuts) - 1) if cuts[k + 1] > cuts[k]]
 
 
+def _clause_start(r, text, pos):
+    """Where the clause holding `pos` starts (after the last clause break before it)."""
+    return max((m.end() for m in r.clause_break.finditer(text) if m.end() <= pos), default=0)
+
+
 def _clause_at(clauses, pos):
     for a, b in clauses:
         if a <= pos < b:
@@ -122,6 +127,11 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
     text = masked
     if not text.strip():
         return None
+    # Under "Symptoms" / 「症状：」 sentences report what was seen: "loss plateaus, then val
+    # accuracy stops moving" is two symptoms in a row. Only a frame that names a cause claims.
+    observed = mode == "observation"
+    if observed:
+        mode = mode_label = None
     failure = failure_term(r, plain)
     own_failure = failure
     if not failure and prev_plain and r.anaphora.search(text):
@@ -134,13 +144,14 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
         # 「...からです」「...ためです」 gives a reason; it is a diagnosis only when a failure is
         # in this sentence or the one before (「落ちました。メモリ不足のためです。」), not for a
         # choice (「bf16 を使っています。指数範囲が同じだからです。」).
-        if _REASON_END.match(m.group(0)) and not text[:m.start()].endswith(("それ", "これ")) and (
+        if _REASON_END.match(m.group(0)) and not text[:m.start()].endswith(("それ", "これ")) \
+                and not (r.defect and r.defect.search(text)) and (
                 (not _TOPIC_WA.search(text, 0, m.start()) and not (failure or (prev_plain and failure_term(r, prev_plain))))
                 # 「warmup を 2000 にしたのは〜ためです」: the reason for the agent's own choice
                 or r.rationale.search(text[:m.start()])):
             continue
         cues.append(("frame", m))
-    if failure:
+    if failure and not observed:
         for m in r.cause_verb.finditer(text):
             cues.append(("verb", m))
         for m in r.connective.finditer(text):
@@ -149,10 +160,15 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
             # of a setting, not the cause of a failure that happened.
             if m.start() <= 1 and prev_plain and r.conditional.search(prev_plain):
                 continue
+            # 「遅くなりますが、メモリに余裕ができるのでバッチを倍にできます」: a Japanese reason
+            # attaches to the predicate after it; a failure in an earlier clause, across a
+            # break, is not what it explains.
+            if lang == "ja" and own_failure and not failure_term(r, plain[_clause_start(r, text, m.start()):]):
+                continue
             cues.append(("connective", m))
     # "X, so Y" / "therefore Y": Y must be the failure ("The run crashed, so the checkpoint at
     # step 400 is the latest" states a consequence, not a diagnosis).
-    for m in r.result.finditer(text) if (r.result and failure) else ():
+    for m in r.result.finditer(text) if (r.result and failure and not observed) else ():
         after = plain[m.end():]
         # from the cue on, so that "so a bad export can't reach training" is read whole
         before_failure = failure_term(r, plain[:m.start()])
@@ -163,7 +179,7 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
             cues.append(("result", m))
     # "Training is slow: the dataloader is the bottleneck": a failure stated, then a colon
     # and a clause that explains it.
-    if not cues and own_failure:
+    if not cues and own_failure and not observed:
         m = _explanation(r, lang, text, plain)
         if m is not None:
             cues.append(("explanation", m))
@@ -181,7 +197,7 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
             best = v
         if best is not None and best.kind == ASSERTION:
             break
-    if best is None and not cues and mode is None and prev_plain and r.defect \
+    if best is None and not cues and mode is None and not observed and prev_plain and r.defect \
             and not (own_failure and _ANY_NEG.search(text)) \
             and r.defect.search(text) and _symptom(r, lang, prev_plain):
         # "The second node hangs at init. NCCL_SOCKET_IFNAME points to docker0 on that host."

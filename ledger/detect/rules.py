@@ -31,7 +31,7 @@ PATTERN_LISTS = {
         "question", "conditional", "instruction", "rationale", "anaphora",
         "result", "explanation", "predicate", "own_action", "discovery", "defect",
     ),
-    "headings": ("confirmed", "hypothesis", "assertion"),
+    "headings": ("confirmed", "hypothesis", "assertion", "observation"),
     "labels": ("evidence",),
     "citation": ("evidence_id", "generic_quote", "back_reference"),
 }
