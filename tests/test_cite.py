@@ -223,3 +223,10 @@ def test_a_paragraph_that_points_at_the_quote_above_cites_it():
     # without the pointer, a block above belongs to the paragraph before it
     plain = "```\n%s\n```\n\nThe server fails because max_model_len is larger than the KV cache." % kv
     assert not claim(plain, ev).cited
+
+
+def test_a_conclusion_opening_with_so_cites_the_block_above():
+    line = "[rank3]: Watchdog caught collective operation timeout: WorkNCCL(SeqNum=88213, OpType=ALLREDUCE)"
+    ev = [Evidence("E4", "start\n" + line)]
+    msg = "Every rank waits in the same collective:\n\n```\n%s\n```\n\nSo the hang is rank 5 blocked on I/O while the others time out." % line
+    assert claim(msg, ev).cited

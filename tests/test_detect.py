@@ -569,3 +569,34 @@ def test_attributions_confirmations_and_answers_are_claims(text):
 ])
 def test_designs_statuses_symptoms_and_suspicions_are_not_claims(text):
     assert decision(analyze(text)) == "allow"
+
+
+@pytest.mark.parametrize("text", [
+    # a frame whose failure word sits inside an "intended behaviour" phrase
+    "So the drop you see at epoch 14 is the scheduler doing exactly what it was configured to do.",
+    "Training hangs right after init; nothing is printed and all eight GPUs report 100% utilization.",
+    "That's why you need to call `sampler.set_epoch(epoch)` at the start of every epoch.",
+    "Due to the holiday freeze, the cluster driver upgrade is postponed to the 8th.",
+    "The driver version isn't the problem: 535 supports CUDA 12.2, which is what this wheel was built against.",
+    "念のため CUDA_LAUNCH_BLOCKING=1 を付けてもう一度実行してもらえますか。エラー箇所が正確に出るので。",
+    "ログが長いので、Traceback の直前 50 行だけ貼っていただければ十分です。",
+    "DeepSpeed ではなく FSDP を採用した理由は、既存コードが PyTorch ネイティブの API に寄っていて、移行コストが小さいからです。",
+    "原因は環境やデータ形式によってさまざまなので、計測しながら切り分けていくのが基本です。",
+    "前回止まった件は再発していませんが、原因はまだ調べていないため、ログは残しておきます。",
+    "評価 1 回に約 12 分かかるため、100 ステップごとにすると学習時間の半分近くが評価に取られてしまいます。",
+])
+def test_intended_behaviour_requests_and_choices_are_not_claims(text):
+    assert decision(analyze(text)) == "allow"
+
+
+@pytest.mark.parametrize("text", [
+    "BLEU on the test set is near zero; the detokenizer runs twice on the hypotheses.",
+    "Eval accuracy is four points low due to the validation transform still applying RandomResizedCrop.",
+    "Resuming restarts the cosine schedule at step 0, which is what produces the loss bump after every restart.",
+    "The slowdown you see in the first few hundred steps is recompilation on every new sequence length.",
+    "遅さの正体 — 毎ステップ呼ばれている torch.cuda.empty_cache()。",
+    "ホストのドライバが 525 系で古く、これで torch.cuda.is_available() が False になってました。",
+    "pip install が bitsandbytes のところでコケる件。結論、3.12 向けの wheel がまだ出ていなかったのが理由でした。",
+])
+def test_more_ways_to_state_a_cause(text):
+    assert "assertion" in kinds(text)

@@ -78,6 +78,16 @@ def _failure(r, text, mask_text=None):
     return None
 
 
+def _names_masked_failure(r, plain, m):
+    """Does the frame `m` name its failure only inside a `not_failure` phrase (a sentence that
+    calls the behaviour intended, "OOM を避けるため")?"""
+    inside = [f for f in r.failure.finditer(plain) if m.start() <= f.start() and f.end() <= m.end()]
+    if not inside or not r.not_failure:
+        return False
+    masks = _spans(r.not_failure.finditer(plain))
+    return not any(_outside(f, masks) for f in inside)
+
+
 def _clauses(r, text):
     cuts = [0]
     for m in r.clause_break.finditer(text):
@@ -144,12 +154,15 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
         # 「...からです」「...ためです」 gives a reason; it is a diagnosis only when a failure is
         # in this sentence or the one before (「落ちました。メモリ不足のためです。」), not for a
         # choice (「bf16 を使っています。指数範囲が同じだからです。」).
-        if _REASON_END.match(m.group(0)) and not text[:m.start()].endswith(("それ", "これ")) \
-                and not (r.defect and r.defect.search(text)) and (
-                (not _TOPIC_WA.search(text, 0, m.start()) and not (failure or (prev_plain and failure_term(r, prev_plain))))
+        if _REASON_END.match(m.group(0)) and not text[:m.start()].endswith(("それ", "これ")) and (
                 # 「warmup を 2000 にしたのは〜ためです」: the reason for the agent's own choice
-                or r.rationale.search(text[:m.start()])):
+                r.rationale.search(text[:m.start()])
+                # 「BGR のまま返していて〜ためです」 names a defect: a diagnosis even with no failure word
+                or (not _TOPIC_WA.search(text, 0, m.start()) and not (r.defect and r.defect.search(text))
+                    and not (failure or (prev_plain and failure_term(r, prev_plain))))):
             continue
+        if _names_masked_failure(r, plain, m):
+            continue  # "the drop you see is the scheduler doing what it was configured to do"
         cues.append(("frame", m))
     if failure and not observed:
         for m in r.cause_verb.finditer(text):
@@ -244,6 +257,7 @@ _LABEL_HEAD = diskcache.compile(r"\b(?:known|open|remaining|other|following|some
 _OBSERVED_HEAD = diskcache.compile(r"\s*(?:reproduced|confirmed|measured|observed|verified|checked|profiled|benchmarked|timed|tested|saw|see)\b", re.I)
 _GENERIC_WHEN = diskcache.compile(r"\b(?:when(?:ever)?|if|in\s+case|unless|until)\s", re.I)
 _NOMINAL_CAUSE = diskcache.compile(r"\s*(?:(?:a|an|the|our|its)\s+\w|x{3,}|`)", re.I)
+_OBSERVED_TAIL = diskcache.compile(r"\b(?:is|are|was|were|gets?|got)\s+(?:printed|logged|shown|displayed|reported)\b|\b(?:reports?|reported|shows?|showed|prints?|printed|logs?|logged)\s+(?:~|about\s+)?\d", re.I)
 _VERB_END = diskcache.compile(r"(?:\w(?:s|ed)|hung|broke|froze|died|out|up)\s*$", re.I)
 
 
@@ -289,6 +303,8 @@ def _explanation(r, lang, text, plain):
         # "Training diverged; the loss hit NaN at step 200" restates the symptom: after a
         # semicolon only a clause without failure words explains it.
         if m.group(0).strip() == ";" and ((failure_term(r, plain[m.end():]) and not (r.defect and r.defect.search(tail)))
+                                          # "...; nothing is printed and all GPUs report 100%": more symptoms
+                                          or _OBSERVED_TAIL.search(tail)
                                           or (r.negation_before and r.negation_before.search(head))):
             continue
         # "Not a memory leak: RSS is flat", "This isn't an NCCL issue — one node hangs too": what
@@ -392,7 +408,9 @@ def _rationale(r, lang, text, clause, a, m):
     # "That is why I deleted it", "hence we pinned it": what follows a look-back connective is
     # the agent's own action, the effect of the diagnosis, not a cause.
     if _LOOK_BACK.search(m.group(0)) and ((r.own_action and r.own_action.search(text[m.end():]))
-                                          or r.rationale.search(text, m.end())):
+                                          or r.rationale.search(text, m.end())
+                                          # "That's why you need to call set_epoch()": advice
+                                          or r.instruction.search(text[m.end():])):
         return True  # "..., which is why the partitioning log is worth reading": advice, a choice
     if not head.strip(" ,*_"):
         # "Because X, I renamed it": the action follows the first comma.
