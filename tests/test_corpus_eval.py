@@ -127,3 +127,10 @@ def test_real_agent_messages():
     assert n >= 240  # every labelled message was found again under its key
     assert s["false_block"] == 0.0, [w.where for w, _ in wrong]
     assert s["recall"] >= 0.7, [w.where for w, _ in wrong]
+
+
+def test_a_malformed_corpus_line_is_an_error_not_a_skip(tmp_path):
+    p = tmp_path / "en_x.txt"
+    p.write_text("# comment\nA: The job OOMs because of the eval loop.\nX (Slack): dropped?\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="en_x.txt:3"):
+        report.load_corpus(str(p))
