@@ -600,3 +600,34 @@ def test_intended_behaviour_requests_and_choices_are_not_claims(text):
 ])
 def test_more_ways_to_state_a_cause(text):
     assert "assertion" in kinds(text)
+
+
+@pytest.mark.parametrize("text", [
+    "The job crashed at step 400 with exit code 139; nothing was written to stderr before it disappeared.",
+    "It's not the tokenizer: round-trips are byte-identical, so the BLEU drop has to come from somewhere after tokenization.",
+    "Orbax writes shards from every host. That matters because the 7B model doesn't fit in one host's RAM.",
+    "If it happens again I'll pull the core dump; otherwise I'll note it and move on because the grid is on a deadline.",
+    "Root-cause analysis is still open. So far I've only confirmed the symptom: p99 latency doubles every weekday at 14:00.",
+    "**How `gradient_accumulation_steps` interacts with batch size**\n\nLogging happens per optimizer step, which is the reason your step counter moves 8x slower.",
+    "Nothing in it drops or reorders samples across batches; the ordering is undone in forward().",
+    "I dropped merchant_id from the categorical list (it is target-encoded now); one fold takes 3 min instead of 48.",
+    "One candidate is an optimizer instability. Another is the fp16 VAE encoding producing inf latents for a few images.",
+    "ユーザーから「なぜ AdamW ではなく Lion なのか」と聞かれたので、メモリが半分で済むからだと回答しておきました。",
+    "学習は step 4,000 で `CUDA error: an illegal memory access was encountered` を出して停止しました。",
+    "safetensors の読み込みは関係ないと思います。torch.load で読んでも同じ箇所で落ちているためです。",
+])
+def test_reports_advice_and_reasons_for_ruling_out_are_not_claims(text):
+    assert decision(analyze(text)) == "allow"
+
+
+@pytest.mark.parametrize("text", [
+    "Loss sat at 10.37 (≈ ln 32000) for the whole run: every label is -100 after the chat-template masking.",
+    "The ROCm wheel we pinned was built without gfx942 kernels, which is why every convolution on the MI300 fails.",
+    "`torch.cuda.is_available()` returns False because the host driver is 525.x and the wheel is cu124.",
+    "Looked into why the Megatron run's loss goes to NaN around step 18k.\n\nThe attention softmax is computed in bf16 since the fused kernel was swapped for the unfused path.",
+    "You're getting different results on every run because use_deterministic_algorithms doesn't cover scatter_add_.",
+    "jax.pmap した関数に Python の int を渡しているせいで毎ステップ再コンパイルが走り、1 step に 40 秒もかかっている。",
+    "データ準備の段階で utt2spk のソート順が崩れている可能性もゼロではありませんが、主因ははっきりしていて、8kHz の音声が 16kHz 前提の抽出に通されているためです。",
+])
+def test_causes_behind_constant_metrics_wrong_returns_and_look_backs(text):
+    assert "assertion" in kinds(text)

@@ -121,6 +121,12 @@ def _prep(text):
     return text.translate(_CURLY).replace("\u2026", "...")
 
 
+def _last_sentence(text):
+    """"I looked into why it is slow. Findings:" -> "Findings:" (what heads the list below)."""
+    spans = sentences.split(text)
+    return text[spans[-1][0]:spans[-1][1]] if spans else text
+
+
 def _heading_mode(r_for, text):
     """'assertion' | 'hypothesis' | None for a heading or label text."""
     t = _EMPH.sub(r"\2", text).strip(" *_#:")
@@ -184,11 +190,11 @@ def analyze(message, evidence=None, rules=None):
             continue
         if b.kind == "para" and _LIST_HEAD.search(b.text) and "\n" not in b.text.strip() \
                 and bi + 1 < len(blocks) and blocks[bi + 1].kind == "item" \
-                and _heading_mode(rules.for_lang, b.text.rstrip(" :：")) == "hypothesis":
+                and _heading_mode(rules.for_lang, _last_sentence(b.text).rstrip(" :：")) in ("hypothesis", "observation", "assertion"):
             # "Here is my plan for the evaluation harness:" heads the list under it, as a heading would.
             while stack and stack[-1][0] >= 7:
                 stack.pop()
-            stack.append((7, "hypothesis", b.text.strip(" *_:：")))
+            stack.append((7, _heading_mode(rules.for_lang, _last_sentence(b.text).rstrip(" :：")), b.text.strip(" *_:：")))
             first_group = True
             continue
         mode, label = None, None

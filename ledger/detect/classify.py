@@ -112,7 +112,7 @@ def _clause_at(clauses, pos):
 def _strip_lead(text):
     """Clause text without the break that starts it (", but", ";") and leading markup."""
     t = text.lstrip(" ,;:—–-")
-    for w in ("but ", "however ", "however, ", "although ", "though ", "whereas ", "so "):
+    for w in ("but ", "however ", "however, ", "although ", "though ", "whereas ", "so ", "otherwise ", "otherwise, "):
         if t.lower().startswith(w):
             t = t[len(w):]
             break
@@ -150,6 +150,10 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
         failure = "(%s section)" % (mode_label or mode)
 
     cues = []
+    # 「X は関係ないと思います。torch.load でも落ちるためです。」: a reason right after a ruled-out
+    # cause is why it was ruled out
+    ruled_out_reason = bool(lang == "ja" and prev_plain and r.negated.search(prev_plain)
+                            and _REASON_END.search(text) and not _TOPIC_WA.search(text))
     for m in r.cause_frame.finditer(text):
         # 「...からです」「...ためです」 gives a reason; it is a diagnosis only when a failure is
         # in this sentence or the one before (「落ちました。メモリ不足のためです。」), not for a
@@ -157,6 +161,7 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
         if _REASON_END.match(m.group(0)) and not text[:m.start()].endswith(("それ", "これ")) and (
                 # 「warmup を 2000 にしたのは〜ためです」: the reason for the agent's own choice
                 r.rationale.search(text[:m.start()])
+                or ruled_out_reason
                 # 「BGR のまま返していて〜ためです」 names a defect: a diagnosis even with no failure word
                 or (not _TOPIC_WA.search(text, 0, m.start()) and not (r.defect and r.defect.search(text))
                     and not (failure or (prev_plain and failure_term(r, prev_plain))))):
@@ -177,6 +182,8 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
             # attaches to the predicate after it; a failure in an earlier clause, across a
             # break, is not what it explains.
             if lang == "ja" and own_failure and not failure_term(r, plain[_clause_start(r, text, m.start()):]):
+                continue
+            if ruled_out_reason:
                 continue
             cues.append(("connective", m))
     # "X, so Y" / "therefore Y": Y must be the failure ("The run crashed, so the checkpoint at
@@ -257,7 +264,8 @@ _LABEL_HEAD = diskcache.compile(r"\b(?:known|open|remaining|other|following|some
 _OBSERVED_HEAD = diskcache.compile(r"\s*(?:reproduced|confirmed|measured|observed|verified|checked|profiled|benchmarked|timed|tested|saw|see)\b", re.I)
 _GENERIC_WHEN = diskcache.compile(r"\b(?:when(?:ever)?|if|in\s+case|unless|until)\s", re.I)
 _NOMINAL_CAUSE = diskcache.compile(r"\s*(?:(?:a|an|the|our|its)\s+\w|x{3,}|`)", re.I)
-_OBSERVED_TAIL = diskcache.compile(r"\b(?:is|are|was|were|gets?|got)\s+(?:printed|logged|shown|displayed|reported)\b|\b(?:reports?|reported|shows?|showed|prints?|printed|logs?|logged)\s+(?:~|about\s+)?\d", re.I)
+_PAREN = diskcache.compile(r"\([^()]*\)")
+_OBSERVED_TAIL = diskcache.compile(r"\b(?:is|are|was|were|gets?|got)\s+(?:printed|logged|shown|displayed|reported|written|emitted)\b|\b(?:reports?|reported|shows?|showed|prints?|printed|logs?|logged)\s+(?:~|about\s+)?\d", re.I)
 _VERB_END = diskcache.compile(r"(?:\w(?:s|ed)|hung|broke|froze|died|out|up)\s*$", re.I)
 
 
@@ -268,7 +276,7 @@ def _explanation(r, lang, text, plain):
     for m in r.explanation.finditer(text):
         head, tail = plain[:m.start()], text[m.end():]
         if lang == "en":
-            words = head.split()
+            words = _PAREN.sub("", head).split()  # "Loss sat at 10.37 (≈ ln 32000) for the whole run"
             if not 2 <= len(words) <= 10:
                 continue
             if _LIST_INTRO.search(head):
@@ -289,6 +297,8 @@ def _explanation(r, lang, text, plain):
                 continue
         if not verbal or not failure_term(r, head):
             continue
+        if r.own_action and r.own_action.search(head):
+            continue  # "I moved X out of the loop; one fold takes 3 min instead of 48": the fix and its effect
         if lang == "en" and (_GENERIC_WHEN.search(head) or _OBSERVED_HEAD.match(head)):
             # "The trainer resumes when a node fails: slurm requeues it" describes a mechanism;
             # "Reproduced the slowdown: p95 is 480 ms" reports what was measured
@@ -403,6 +413,10 @@ def _rationale(r, lang, text, clause, a, m):
         # Japanese puts the main clause (the action) after the connective.
         return r.rationale.search(text, m.end()) is not None
     head = text[a:m.start()]
+    if _LOOK_BACK.search(m.group(0)) and failure_term(r, text[m.end():]):
+        # "The wheel we pinned lacks gfx942 kernels, which is why every conv fails": what a
+        # look-back connective explains is a failure, so the clause before it is its cause
+        return False
     if r.rationale.search(head):
         return True
     # "That is why I deleted it", "hence we pinned it": what follows a look-back connective is

@@ -14,7 +14,7 @@ _QUOTE = diskcache.compile(r"^\s{0,3}>\s?(.*)$")
 _ITEM = diskcache.compile(r"^(\s*)(?:[-*+•・]|\d{1,3}[.)]|\(\d{1,3}\)|[a-z][.)])\s+(.*)$")
 _TABLE = diskcache.compile(r"^\s*\|.*\|\s*$|^\s*\|")
 _TABLE_SEP = diskcache.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
-_BOLD_LINE = diskcache.compile(r"^\s*(?:\*\*|__)([^*_]{1,80}?)(?:\*\*|__)\s*[:：]?\s*$")
+_BOLD_LINE = diskcache.compile(r"^\s*(?:\*\*|__)((?:[^*_`]|`[^`\n]{1,60}`){1,80}?)(?:\*\*|__)\s*[:：]?\s*$")
 _LABEL_LINE = diskcache.compile(r"^\s*([^\s:：|`][^:：|`]{0,48}?)\s*[:：]\s*$")
 
 
