@@ -631,3 +631,44 @@ def test_reports_advice_and_reasons_for_ruling_out_are_not_claims(text):
 ])
 def test_causes_behind_constant_metrics_wrong_returns_and_look_backs(text):
     assert "assertion" in kinds(text)
+
+
+@pytest.mark.parametrize("text", [
+    "With it enabled, each block's activations are dropped after the forward pass and recomputed during backward.",
+    "Per the user's request, I kept `drop_last=True` on the training loader so every step sees the same batch size.",
+    "Root cause analysis for last week's outage is scheduled for Thursday.",
+    "I wasn't able to reproduce the NaN on my side: three runs reached step 5000 with loss around 2.31.",
+    "**Missing scripts**: No `type-check` script mentioned in docs",
+    "GPU 側か CPU 側かを切り分けるため、`torch.profiler` でトレースを取得します。",
+    "`num_workers=0` にして同じシードで回しても、まったく同じ step 3120 で NaN が出ます。",
+    "AdamW にしたのは、学習率を変えても正則化の強さがぶれにくいからです。",
+    "この PR では、OOM が出たときに自動でリトライする処理を追加しました。長時間ジョブが夜中に止まるのを避けるためです。",
+    "ResNet50 で画像分類をしているのですが、val loss が 2 エポック目から増え続けます。",
+    "何が原因なのか見当もつかず困っています。",
+    "### GradScaler がやっていること\n\nfp16 は表現できる最小の正の値が大きいので、小さな勾配は 0 にアンダーフローしてしまいます。",
+    "学習が 12 時間目でハングしました。",
+])
+def test_settings_requests_plans_and_questions_are_not_claims(text):
+    assert decision(analyze(text)) == "allow"
+
+
+@pytest.mark.parametrize("text", [
+    "Your vLLM p99 spikes are prefix-cache evictions once more than 40 system prompts are live.",
+    "figured out why the nightly eval numbers jumped. the PR put model.eval() inside the loop after the first batch.",
+    "Every rank builds its sampler with the same seed, and all eight GPUs end up training on the identical first eighth.",
+    "The checkpoint was saved from the compiled module, so every key carries a prefix and load_state_dict(strict=False) silently loads nothing.",
+    "Wrong recall@10 on the retrieval benchmark — the index was built on unnormalized embeddings.",
+    "DataLoader のワーカーは fork 時に乱数状態をコピーするので、4 ワーカーすべてが同じ crop を出していました。",
+    "f1_score に pos_label の指定がなかったのが、スコアがおかしかった理由です。",
+    "tokenizers の並列化が fork 後のワーカーでデッドロックしてるやつです。",
+])
+def test_forum_and_report_causes_are_claims(text):
+    assert "assertion" in kinds(text)
+
+
+def test_log_labelled_list_items_are_evidence_for_the_claim_above():
+    from ledger.detect import Evidence
+    kill = "DataLoader worker (pid 3121) is killed by signal: Killed"
+    msg = "学習が止まる件の原因はホストメモリ不足で、ワーカーが OOM killer に殺されていました。\n\n- 学習ログ: 「%s」\n" % kill
+    rep = analyze(msg, evidence=[Evidence("E1", "epoch 3\n" + kill)])
+    assert [c.cited for c in rep.claims] == [True]

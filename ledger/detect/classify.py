@@ -154,6 +154,12 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
     # cause is why it was ruled out
     ruled_out_reason = bool(lang == "ja" and prev_plain and r.negated.search(prev_plain)
                             and _REASON_END.search(text) and not _TOPIC_WA.search(text))
+    # 「リトライ処理を追加しました。夜中に止まるのを避けるためです。」: the motive of the change
+    if (lang == "ja" and not ruled_out_reason and prev_plain and not own_failure
+            and ((r.own_action and r.own_action.search(prev_plain)) or r.rationale.search(prev_plain))
+            and _REASON_END.search(text) and not _TOPIC_WA.search(text)
+            and not (r.defect and r.defect.search(text))):
+        ruled_out_reason = True
     for m in r.cause_frame.finditer(text):
         # 「...からです」「...ためです」 gives a reason; it is a diagnosis only when a failure is
         # in this sentence or the one before (「落ちました。メモリ不足のためです。」), not for a
@@ -259,9 +265,11 @@ _SUBJECT = diskcache.compile(r"\s*(?:the|this|that|our|my|its?|every|each)\b", r
 _SUBJECT_VERB = diskcache.compile(r"^\s*(?:the|this|that|our|my|its|a|an)\s+(?:[\w.-]+\s+){0,4}?[a-z]{3,}s\s+\w", re.I)
 _FAILURE_NOUN = diskcache.compile(r"\b(?:timeouts?|crash(?:es)?|OOMs?|hangs?|slowdowns?|NaNs?|deadlocks?|leaks?|"
                            r"segfaults?|spikes?|regressions?|failures?|errors?|stalls?|restarts?|5\d\ds)\b", re.I)
+# "Wrong recall@10 on the retrieval benchmark — the index was built on ...": a failure named by its adjective
+_FAILURE_ADJ = diskcache.compile(r"\s*(?:wrong|bad|broken|slow|missing|garbage|flaky|corrupt(?:ed)?|stale|duplicated?|inflated|deflated|bogus|low|high)\s+\S", re.I)
 _LABEL_HEAD = diskcache.compile(r"\b(?:known|open|remaining|other|following|some|several|two|three|four|few|"
                          r"list|summary|possible|potential|recent|new|old)\b", re.I)
-_OBSERVED_HEAD = diskcache.compile(r"\s*(?:reproduced|confirmed|measured|observed|verified|checked|profiled|benchmarked|timed|tested|saw|see)\b", re.I)
+_OBSERVED_HEAD = diskcache.compile(r"\s*(?:reproduced|confirmed|measured|observed|verified|checked|profiled|benchmarked|timed|tested|saw|see)\b|.*\breproduc", re.I)
 _GENERIC_WHEN = diskcache.compile(r"\b(?:when(?:ever)?|if|in\s+case|unless|until)\s", re.I)
 _NOMINAL_CAUSE = diskcache.compile(r"\s*(?:(?:a|an|the|our|its)\s+\w|x{3,}|`)", re.I)
 _PAREN = diskcache.compile(r"\([^()]*\)")
@@ -286,7 +294,10 @@ def _explanation(r, lang, text, plain):
             verbal = r.predicate.search(head) or _PAST_END.search(head) or (
                 _VERB_END.search(head) and _SUBJECT.match(head)) or _SUBJECT_VERB.match(head) or (
                 # "CI timeouts on the Windows runners: the suite spawns ...": a failure named, no verb
-                m.group(0).strip() != ";" and _FAILURE_NOUN.search(head) and not _LABEL_HEAD.search(head))
+                m.group(0).strip() != ";" and (_FAILURE_NOUN.search(head) or (
+                    # only before a dash: "**Missing scripts**: ..." is a label over a list
+                    m.group(0).strip() in ("—", "–", "-", "--") and _FAILURE_ADJ.match(head)))
+                and not _LABEL_HEAD.search(head))
         else:
             if not 3 <= len(head.strip()) <= 40:
                 continue

@@ -13,7 +13,9 @@ _INLINE = diskcache.compile(r"(`+)(.+?)\1", re.S)
 _CJK = diskcache.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff66-\uff9f々〆ヵヶ]")
 _LATIN = diskcache.compile(r"[A-Za-z]")
 _JA_END = diskcache.compile(r"[。!?！？]+[」』)）\"']*")
-_EN_END = diskcache.compile(r"(?<=[.!?])[\"')\]*_]*(?=\s+[\"'(\[*_`]*[A-Z0-9]|\s*$)")
+# A lower-case start also ends a sentence after a plain word ("numbers jumped. the PR put ..."
+# in chat-style text); abbreviations are kept whole below.
+_EN_END = diskcache.compile(r"(?<=[.!?])[\"')\]*_]*(?=\s+[\"'(\[*_`]*[A-Z0-9]|\s*$)|(?<=[a-z]{3}[.!?])(?=\s+[a-z]{2,}\s)")
 _BREAK_RUN = diskcache.compile(r"\s*\n\s*")
 _DIGIT_DOT = diskcache.compile(r"\d\.$")
 _DIGIT_NEXT = diskcache.compile(r"\s*\d")
