@@ -230,3 +230,17 @@ def test_a_conclusion_opening_with_so_cites_the_block_above():
     ev = [Evidence("E4", "start\n" + line)]
     msg = "Every rank waits in the same collective:\n\n```\n%s\n```\n\nSo the hang is rank 5 blocked on I/O while the others time out." % line
     assert claim(msg, ev).cited
+
+
+def test_a_line_ending_in_a_colon_takes_the_quote_paragraph_after_it():
+    err = "unsupported GNU version! gcc versions later than 12 are not supported!"
+    ev = [Evidence("E2", "nvcc fatal\n" + err)]
+    msg = "`pip install` が失敗していたのはホストの gcc が新しすぎるためです。nvcc が次のエラーで止まっています：\n\n「%s」" % err
+    assert claim(msg, ev).cited
+
+
+def test_result_lines_in_a_list_below_the_claim_are_its_evidence():
+    line = "len(eval_ds)=10000 predictions=9984"
+    ev = [Evidence("E1", "run\n" + line)]
+    msg = "評価件数が合わない原因は、評価用 DataLoader の `drop_last=True` です。\n\n- 実行結果：「%s」（E1）" % line
+    assert claim(msg, ev).cited

@@ -672,3 +672,33 @@ def test_log_labelled_list_items_are_evidence_for_the_claim_above():
     msg = "学習が止まる件の原因はホストメモリ不足で、ワーカーが OOM killer に殺されていました。\n\n- 学習ログ: 「%s」\n" % kill
     rep = analyze(msg, evidence=[Evidence("E1", "epoch 3\n" + kill)])
     assert [c.cited for c in rep.claims] == [True]
+
+
+@pytest.mark.parametrize("text", [
+    "How DDP overlaps communication with backward: gradients go in buckets. That's the reason parameter order matters.",
+    "The trainer now traps SIGTERM and writes a checkpoint, because spot instances get a two-minute warning.",
+    "To work out where the hang comes from I'll need a bit more:",
+    "heads up: I'm taking the 4 H100s on gpu-07 this afternoon, since the shared queue can't give us 4 GPUs on one node.",
+    "Falls back to regex pattern: `/agent-[a-z]+/` in text",
+    "分散学習版:ジョブがキュー待ちのため未着手",
+    "step 400 で止まるとのことで、再現はできました。",
+    "同じ設定で 3 回流して、3 回とも step 4,820 前後で loss が NaN になりました。原因はまだ調査中です。",
+    "チェックポイントは 1,000 step ごとに保存される設定なので、落ちても最大 1,000 step 分のやり直しで済みます。",
+    "バッチサイズ 1 では 38ms で変化がなく、バッチサイズ 16 のときだけ 95ms → 240ms に悪化しています。",
+    "疑わしいのは gradient checkpointing と torch.compile の組み合わせですが、切り分けはこれからです。",
+])
+def test_status_notes_and_docs_round18_are_not_claims(text):
+    assert decision(analyze(text)) == "allow"
+
+
+@pytest.mark.parametrize("text", [
+    "I'm not 100% sure about the tokenizer part, but the main issue is clear: validation runs with batch size 1.",
+    "That's the bf16 master weights — small updates round away, so after warmup the loss flatlines.",
+    "The grad-norm spikes every 1,000 steps are the shard iterator restarting and replaying the same batch.",
+    "The train/eval loss gap turns out to be dropout still on at eval time.",
+    "p99 went from 180 ms to 1.4 s. The values file sets max_num_seqs=256; with that many sequences the KV cache runs out.",
+    "Fixed. `torch.compile` was recompiling every step because the sequence length changes from batch to batch.",
+    "本件はドライバ 470 系と CUDA 12.1 ランタイムの不整合によるもので、コード側の問題ではありません。",
+])
+def test_round18_causes_are_claims(text):
+    assert "assertion" in kinds(text)

@@ -299,6 +299,12 @@ def _scope(bi, blocks, rules):
     if b.kind == "heading" and bi + 1 < len(blocks) and blocks[bi + 1].kind in ("para", "item"):
         prose.append(blocks[bi + 1].text)
     j = bi + 1
+    if b.kind in ("para", "item") and b.text.rstrip().endswith((":", "：")) and j < len(blocks) \
+            and blocks[j].kind in ("para", "item"):
+        # 「nvcc が次のエラーで止まっています：」 then the quoted line as its own paragraph
+        prose.append(blocks[j].text)
+        material.extend(blocks[j].codes)
+        j += 1
     while j < len(blocks):
         nb = blocks[j]
         if nb.kind in ("fence", "quote"):
@@ -316,8 +322,11 @@ def _scope(bi, blocks, rules):
 
 def _is_evidence_line(text, rules):
     t = _EMPH.sub(r"\2", text).lstrip(" *_")
-    r = rules.for_lang(sentences.lang_of(t[:40]) if t else "en")
-    return bool(r.evidence.search(t))
+    if not t:
+        return False
+    # 「grep の結果：「DataLoader(...」」 reads as English by its first characters: ask both
+    first = sentences.lang_of(t[:40])
+    return any(rules.for_lang(lang).evidence.search(t) for lang in (first, "ja" if first == "en" else "en"))
 
 
 def _scope_citations(bi, blocks, rules, lang):

@@ -268,7 +268,7 @@ _FAILURE_NOUN = diskcache.compile(r"\b(?:timeouts?|crash(?:es)?|OOMs?|hangs?|slo
 # "Wrong recall@10 on the retrieval benchmark — the index was built on ...": a failure named by its adjective
 _FAILURE_ADJ = diskcache.compile(r"\s*(?:wrong|bad|broken|slow|missing|garbage|flaky|corrupt(?:ed)?|stale|duplicated?|inflated|deflated|bogus|low|high)\s+\S", re.I)
 _LABEL_HEAD = diskcache.compile(r"\b(?:known|open|remaining|other|following|some|several|two|three|four|few|"
-                         r"list|summary|possible|potential|recent|new|old)\b", re.I)
+                         r"list|summary|possible|potential|recent|new|old|update|status|note|question|re)\b", re.I)
 _OBSERVED_HEAD = diskcache.compile(r"\s*(?:reproduced|confirmed|measured|observed|verified|checked|profiled|benchmarked|timed|tested|saw|see)\b|.*\breproduc", re.I)
 _GENERIC_WHEN = diskcache.compile(r"\b(?:when(?:ever)?|if|in\s+case|unless|until)\s", re.I)
 _NOMINAL_CAUSE = diskcache.compile(r"\s*(?:(?:a|an|the|our|its)\s+\w|x{3,}|`)", re.I)
@@ -366,7 +366,9 @@ def _judge(r, lang, text, clauses, pseudo, tier, m, failure, mode, mode_label):
     if h is None:
         # A hedge that opens the sentence ("I think", "Probably,") covers all of it.
         h0 = r.hedge.search(text[: clauses[0][1]])
-        if h0 is not None and h0.start() <= 12:
+        if h0 is not None and h0.start() <= 12 and not _BUT.search(text, h0.end(), max(pos, h0.end())):
+            # "I'm not sure about the tokenizer part, but the main issue is clear: ...": a
+            # contrast ends the hedge's reach
             h = h0
     if h is not None:
         return Verdict(HYPOTHESIS, "hedged (%r) cause (%r)" % (h.group(0).strip(), cue))
@@ -413,6 +415,7 @@ def _assert(mode, mode_label, reason):
     return Verdict(ASSERTION, reason)
 
 
+_BUT = diskcache.compile(r"\bbut\b|\bhowever\b|が、|けど|けれど")
 _LOOK_BACK = diskcache.compile(r"\bwhy\b|\bhence\b|\btherefore\b", re.I)
 
 
