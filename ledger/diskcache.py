@@ -25,17 +25,23 @@ are written to a temporary name and renamed (0600). Stdlib only: this is on the 
 
 import marshal
 import os
-import re
 import stat
 import sys
 
 try:
     import _sre
-    from re import _compiler, _parser
 except ImportError:  # another implementation of `re`: no cache, plain re.compile
     _sre = None
 
 from ledger import paths
+
+# The `re` module is imported only when a pattern is compiled afresh (a miss): a Stop whose
+# patterns all come from the cache needs no `re`, nor the enum module `re` imports (~3.5 ms).
+# re's flag values, for the modules that compile through here (tests/test_diskcache.py holds
+# them equal to re.IGNORECASE, re.MULTILINE, re.DOTALL):
+IGNORECASE = 2
+MULTILINE = 8
+DOTALL = 16
 
 # The memoryview format of one program word, or None where none has _sre's word size.
 _WORDS = None
@@ -50,7 +56,7 @@ MAX_BYTES = 16 * 1024 * 1024
 MAX_ENTRIES = 2000
 # The flags a cached program may carry: DEBUG prints at compile time, TEMPLATE warns, LOCALE
 # depends on the locale at compile time; those go to re.compile every time.
-_CACHEABLE = re.IGNORECASE | re.MULTILINE | re.DOTALL | re.UNICODE | re.VERBOSE | re.ASCII
+_CACHEABLE = IGNORECASE | MULTILINE | DOTALL | 32 | 64 | 256  # re.UNICODE, re.VERBOSE, re.ASCII
 
 # Keys: ("re", pattern, flags) -> the arguments to _sre.compile after the pattern;
 #       ("toml", file bytes)   -> the parsed document, marshalled (each load is a fresh copy).
@@ -81,6 +87,8 @@ def compile(pattern, flags=0):
     """`re.compile(pattern, flags)`: the same Pattern, without parsing it when the cache holds it."""
     flags = int(flags)
     if not isinstance(pattern, str) or flags & ~_CACHEABLE or not enabled():
+        import re
+
         return re.compile(pattern, flags)
     key = ("re", pattern, flags)
     _used.add(key)
@@ -91,6 +99,8 @@ def compile(pattern, flags=0):
         except Exception:  # a program this engine rejects: compile it afresh, replace the entry
             _loaded.pop(key, None)
             _new.pop(key, None)
+    import re
+
     compiled = re.compile(pattern, flags)  # raises re.error as usual
     if not _savable():
         return compiled  # proving an entry nobody can store would double the compile
@@ -105,6 +115,8 @@ def compile(pattern, flags=0):
 
 def _arguments(pattern, flags):
     """The arguments `re._compiler.compile` gives `_sre.compile` after the pattern (3.11-3.13)."""
+    from re import _compiler, _parser
+
     p = _parser.parse(pattern, flags)
     # Opcodes are int subclasses (re._constants._NamedIntConstant), which marshal refuses; kept
     # as the raw words of the program.

@@ -4,7 +4,6 @@ Stdlib only: this module is on the hook path. The human-facing CLI reads through
 functions, so there is one place that knows the schema's shape.
 """
 
-import json
 import os
 import time
 
@@ -14,7 +13,7 @@ try:  # the C module behind sqlite3: sqlite3/dbapi2.py only adds adapters for da
 except ImportError:
     import sqlite3
 
-from ledger import paths
+from ledger import jsonc, paths
 from ledger.redact import redact
 
 try:  # the built-in sha256: hashlib loads OpenSSL first, ~6 ms of every hook process
@@ -225,7 +224,7 @@ def entry_hash(prev_hash, row, hasher=sha256):
     """sha256 over the previous entry's hash and this entry's fields: the session's chain.
 
     `hasher` is any sha256 constructor: verify passes OpenSSL's, faster on a session of MiBs."""
-    payload = json.dumps([prev_hash or ""] + [row.get(f) for f in HASHED_FIELDS],
+    payload = jsonc.dumps([prev_hash or ""] + [row.get(f) for f in HASHED_FIELDS],
                          ensure_ascii=False, separators=(",", ":"))
     return hasher(payload.encode("utf-8")).hexdigest()
 
@@ -242,7 +241,7 @@ def record(conn, ev):
     if tool_input is not None and not isinstance(tool_input, str):
         # Redact the strings before encoding: in JSON a newline becomes `\n`, and the `n` glued
         # to the front of a key would hide it from the redactor's word boundary.
-        tool_input = json.dumps(_redact_tree(tool_input), ensure_ascii=False, default=str)
+        tool_input = jsonc.dumps(_redact_tree(tool_input), ensure_ascii=False, default=str)
     if tool_input is not None:
         tool_input, _ = cap_output(redact(tool_input), limit)
     command = ev.get("command")
@@ -596,8 +595,8 @@ def record_decision(conn, decision, claims=()):
                 "INSERT INTO claims (decision_num, session_id, text, kind, cited, evidence,"
                 " near_misses) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (num, row["session_id"], redact(claim.get("text") or ""), claim.get("kind"),
-                 1 if claim.get("cited") else 0, json.dumps(list(claim.get("evidence") or [])),
-                 json.dumps(_redact_tree(list(claim.get("near_misses") or [])), ensure_ascii=False, default=str)),
+                 1 if claim.get("cited") else 0, jsonc.dumps(list(claim.get("evidence") or [])),
+                 jsonc.dumps(_redact_tree(list(claim.get("near_misses") or [])), ensure_ascii=False, default=str)),
             )
         _touch_session(conn, row["session_id"], decision)
         conn.execute("COMMIT")

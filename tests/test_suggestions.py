@@ -150,3 +150,7 @@ def test_rank_with_the_fts_index_is_rank_on_the_text(outputs, claim_text, limit)
         assert got == reference_rank(candidates, words, limit)
     finally:
         conn.close()
+
+
+def test_alarm_words_are_escaped_as_re_escapes_them():
+    assert stop._ALARM_RE.pattern == "|".join(map(re.escape, stop._ALARM))

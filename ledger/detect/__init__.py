@@ -9,7 +9,6 @@ Runs inside the Stop hook on every end of turn: standard library only, rules com
 process (see rules.py), evidence touched only when a claim quotes something (see cite.py).
 """
 
-import re
 import unicodedata
 
 from .. import diskcache
@@ -23,6 +22,18 @@ __all__ = ["analyze", "Evidence", "Claim", "Report", "load_rules", "decision", "
 
 _CURLY = str.maketrans({"\u201c": '"', "\u201d": '"', "\u2018": "'", "\u2019": "'", "\u2032": "'"})
 _EMPH = diskcache.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
+
+
+def _unemph(text):
+    """`_EMPH.sub(r"\\2", text)`: the text inside **bold** and __bold__, without the markers. A
+    function, not the template: a template would import `re` (it parses it), ~3.5 ms a Stop."""
+    return _EMPH.sub(_inner, text)
+
+
+def _inner(match):
+    return match.group(2)
+
+
 _LABEL = diskcache.compile(r"^\s*(?:\*\*|__)?([^:：\n*_`|]{1,48}?)(?:\*\*|__)?\s*(?:\(([^)\n]{0,40})\))?\s*(?:\*\*|__)?\s*[:：]\s*(?:\*\*|__)?\s*")
 
 
@@ -81,7 +92,7 @@ class Report:
 
 def evidence_from_rows(rows):
     """Store rows (`ledger.store.session_evidence`) -> [Evidence]."""
-    import json
+    from .. import jsonc
 
     out = []
     for r in rows:
@@ -89,7 +100,7 @@ def evidence_from_rows(rows):
         raw = r["tool_input"]
         if raw:
             try:
-                parts.extend(_strings(json.loads(raw)))
+                parts.extend(_strings(jsonc.loads(raw)))
             except ValueError:
                 parts.append(raw)
         out.append(Evidence(r["id"], r["output"] or "", "\n".join(p for p in parts if p),
@@ -109,7 +120,7 @@ def _strings(value):
 
 
 _BARE_LABEL = diskcache.compile(r"^(?:\s*[*_]*[^\n:：]{1,40}?[*_]*\s*[:：]\s*[*_]*\s*(?:\n|$))+$")
-_HTML_COMMENT = diskcache.compile(r"<!--.*?(?:-->|\Z)", re.S)
+_HTML_COMMENT = diskcache.compile(r"<!--.*?(?:-->|\Z)", diskcache.DOTALL)
 
 
 def _prep(text):
@@ -121,7 +132,7 @@ def _prep(text):
 
 def _heading_mode(r_for, text):
     """'assertion' | 'hypothesis' | None for a heading or label text."""
-    t = _EMPH.sub(r"\2", text).strip(" *_#:")
+    t = _unemph(text).strip(" *_#:")
     if not t:
         return None
     r = r_for(sentences.lang_of(t))
@@ -230,14 +241,14 @@ def analyze(message, evidence=None, rules=None):
         lang = sentences.lang_of(u.text)
         chars[lang] += 1
         r = rules.for_lang(lang)
-        plain = _EMPH.sub(r"\2", u.text)
+        plain = _unemph(u.text)
         masked, _ = sentences.mask_code(plain)
-        prev = _EMPH.sub(r"\2", u.prev) if u.prev else None
+        prev = _unemph(u.prev) if u.prev else None
         mode, mode_label, bare_ok = u.mode, u.mode_label, u.bare_ok
         if mode is None and idx and units[idx - 1].block >= u.block - 1:
             # "Found it. The collate fn pads to the whole dataset." The sentence right after an
             # announced finding (in its paragraph, or the next one) states that finding.
-            before = _EMPH.sub(r"\2", units[idx - 1].text).strip()
+            before = _unemph(units[idx - 1].text).strip()
             if rules.for_lang(sentences.lang_of(before)).discovery.search(before):
                 mode, mode_label, bare_ok = "assertion", before.rstrip(".!:。！："), True
         if _BARE_LABEL.match(plain):
@@ -296,7 +307,7 @@ def _scope(bi, blocks, rules):
 
 
 def _is_evidence_line(text, rules):
-    t = _EMPH.sub(r"\2", text).lstrip(" *_")
+    t = _unemph(text).lstrip(" *_")
     r = rules.for_lang(sentences.lang_of(t[:40]) if t else "en")
     return bool(r.evidence.search(t))
 
@@ -348,5 +359,7 @@ def _cite(scope, checker):
 
 
 def _ev_of(detail):
+    import re
+
     m = re.search(r"\b(E\d+)\b", detail or "")
     return m.group(1) if m else None

@@ -15,7 +15,6 @@ copied; only the others are normalised, once per analysis. A quote found nowhere
 of every output; its near-miss search is bounded (`NEAR_MISS_CANDIDATES`, `NEAR_MISS_BYTES`).
 """
 
-import re
 import unicodedata
 
 from ..redact import redact
@@ -25,11 +24,11 @@ _ANSI = diskcache.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|
 _CURLY = str.maketrans({"\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u2033": '"',
                         "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'",
                         "\u2013": "-", "\u2014": "-", "\u2212": "-", "\u00a0": " "})
-_GUTTER = diskcache.compile(r"^[ \t]*\d+(?:\u2192|\t|\s*\|\s)", re.M)
+_GUTTER = diskcache.compile(r"^[ \t]*\d+(?:\u2192|\t|\s*\|\s)", diskcache.MULTILINE)
 _ELLIPSIS = diskcache.compile(r"\s*(?:\[\s*\.\.\.\s*\]|\(\s*\.\.\.\s*\)|\.{3,})\s*")
 _CJK = diskcache.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
 _QUOTE_FORMS = [
-    diskcache.compile(r"(`+)(.+?)\1", re.S),
+    diskcache.compile(r"(`+)(.+?)\1", diskcache.DOTALL),
     diskcache.compile(r'"([^"\n]{3,400})"'),
     diskcache.compile(r"「([^」\n]{2,400})」"),
     diskcache.compile(r"『([^』\n]{2,400})』"),
@@ -109,6 +108,8 @@ class _Side:
 
     def candidates_nocase(self, token):
         """Entries (newest first, within `NEAR_MISS_BYTES`) that may hold `token`, any case."""
+        import re  # a near miss, rare: re is not loaded otherwise
+
         pat = re.compile(re.escape(token), re.IGNORECASE)
         budget = NEAR_MISS_BYTES
         for i in range(len(self.evidence) - 1, -1, -1):
@@ -174,6 +175,8 @@ class _Pattern:
 
     def search(self, text, pos=0):
         if self.compiled is None:
+            import re
+
             self.compiled = re.compile(r"\s+".join(re.escape(t) for t in self.segment.split()))
         return self.compiled.search(text, pos)
 

@@ -18,7 +18,6 @@ hook. It is skipped and its error is kept in `Rules.errors`, which `ledger rules
 """
 
 import os
-import re
 
 from .. import paths
 from .. import diskcache
@@ -44,6 +43,14 @@ DEFAULTS = {"min_quote_chars": 10, "min_single_token_chars": 16}
 _NEEDS_REGEX = diskcache.compile(r"\\[pPX]|\[\[:|\(\?[a-z]*V[01]")
 
 
+def _re_error():
+    """`re.error`, for an except clause (evaluated only once something was raised): this module
+    does not import `re` itself, a Stop whose regexes all come from diskcache needs none."""
+    import re
+
+    return re.error
+
+
 class RuleError(Exception):
     def __init__(self, path, where, message):
         self.path = path
@@ -61,7 +68,11 @@ def _compile(pattern, flags, cached=False):
         import regex
 
         return regex.compile(pattern, flags | regex.V0)
-    return diskcache.compile(pattern, flags) if cached else re.compile(pattern, flags)
+    if cached:
+        return diskcache.compile(pattern, flags)
+    import re
+
+    return re.compile(pattern, flags)
 
 
 # A list of at least this many patterns gets the prefilter (Matcher): below it, one search of the
@@ -92,7 +103,7 @@ def _groups(pattern, flags):
 
     try:
         return _parser.parse(pattern, flags).state.groups - 1
-    except re.error:
+    except _re_error():
         return -1
 
 
@@ -192,7 +203,7 @@ class Matcher:
                         return
             try:
                 self._one = diskcache.compile(joined, self.flags)
-            except re.error:
+            except _re_error():
                 self.each()  # one bad or unjoinable pattern: fall back to the list, without it
             return
         self.each()
@@ -201,7 +212,7 @@ class Matcher:
         if isinstance(self._one, str):
             try:
                 self._one = diskcache.compile(self._one, self.flags)
-            except re.error:  # parsed but did not compile: the list, as _prepare would have
+            except _re_error():  # parsed but did not compile: the list, as _prepare would have
                 self._one = self._needs = None
                 self.each()
         return self._one
@@ -318,7 +329,7 @@ class LangRules:
 
     def __init__(self, lang, packs, shared=None):
         self.lang = lang
-        flags = re.IGNORECASE
+        flags = diskcache.IGNORECASE
         if any(p.data.get("pack", {}).get("case_sensitive") for p in packs):
             flags = 0
         # Every list exists even when no pack of this language loaded, so a broken pack
@@ -436,7 +447,7 @@ def _check_lists(path, label, sec, value, check_patterns):
             if check_patterns:
                 for i, pat in enumerate(v):
                     try:
-                        _compile(pat, re.IGNORECASE)
+                        _compile(pat, diskcache.IGNORECASE)
                     except Exception as e:  # re.error, regex.error
                         raise RuleError(path, f"{where}[{i}]", f"bad pattern {pat!r}: {e}")
         elif key in SCALARS.get(sec, {}):

@@ -5,9 +5,10 @@ adapter, and hands it to the recorder, the Stop guard or the ledger protector. I
 an error of its own reach the agent as a block: any failure exits 0 with one line on stderr.
 """
 
-import json
 import os
 import sys
+
+from ledger import jsonc
 
 USAGE = "usage: ledger-hook {claude|codex|gemini}  (reads one hook payload as JSON on stdin)"
 
@@ -23,7 +24,7 @@ def note(message):
 
 def emit(obj):
     if obj:
-        sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
+        sys.stdout.write(jsonc.dumps(obj, ensure_ascii=False) + "\n")
         sys.stdout.flush()
 
 
@@ -33,7 +34,7 @@ def read_payload(data):
         return None, "empty stdin"
     text = data.decode("utf-8", "replace")
     try:
-        payload = json.loads(text, strict=False)
+        payload = jsonc.loads(text, strict=False)
     except (ValueError, RecursionError) as exc:
         return None, "stdin is not JSON (%s)" % exc.__class__.__name__
     if not isinstance(payload, dict):

@@ -5,12 +5,11 @@ leaves one line on stderr. A broken config file is the one failure the user is t
 the session itself (a systemMessage), because silently running without it would surprise them.
 """
 
-import json
 import os
-import re
+from itertools import accumulate, repeat
 
 from ledger import config as config_mod
-from ledger import diskcache, faults, guard, store, verify
+from ledger import diskcache, faults, guard, jsonc, store, verify
 from ledger.hooks import note
 
 
@@ -125,7 +124,7 @@ def _tail_is_partial(path, window=1024 * 1024):
     if not last.strip():
         return False
     try:
-        json.loads(last)
+        jsonc.loads(last)
     except ValueError:
         return True
     return False
@@ -210,7 +209,8 @@ def _summary(row, claim_text=""):
 # Words that make a line worth showing even when it shares no term with the claim.
 _ALARM = ("nan", "inf", "error", "exception", "traceback", "killed", "oom", "out of memory",
           "fail", "timeout", "timed out", "fatal", "panic", "segmentation", "abort", "エラー", "失敗")
-_ALARM_RE = diskcache.compile("|".join(map(re.escape, _ALARM)))
+# re.escape(word) for each: only the spaces need a backslash (tests/test_suggestions.py).
+_ALARM_RE = diskcache.compile("|".join(w.replace(" ", "\\ ") for w in _ALARM))
 
 
 def best_line(output, claim_text, scan=2000):
@@ -253,35 +253,50 @@ def _best_ascii_line(lines, lowered_block, terms):
     """`best_line` for ASCII lines (`lowered_block`: them joined by "\n", lowered): the same line.
 
     Lowering ASCII works character by character, so the block split at "\n" gives each line
-    lowered. A term or an alarm word the block does not hold is in none of its lines: each line
-    is asked only about the terms the block holds, and when it holds no alarm word no line can
-    score the 2 for one, which tightens the bound that passes lines over (a log whose every line
-    holds "step" then splits a few lines into words, not all of them). No line can score more
-    than that 2 and 4 per term held; a line that does ends the search.
+    lowered, and neither a term nor an alarm word holds a "\n": the lines that hold a term, or
+    an alarm word, are found by searching the whole block (in C), not line by line. Only those
+    lines can score above 0 (2 for an alarm word, 4 per term that is one of its words, a term
+    that is a word being a term it holds); they are scored from the highest bound down, latest
+    first, until no line left can beat the best. Every other line scores 0, so when no line
+    scores more the latest line that is not blank is the one (a 1 MiB log whose every line holds
+    "step" splits one or two lines into words, not two thousand).
     """
-    present = [t for t in terms if t in lowered_block]
-    alarm = 2 if any(map(lowered_block.__contains__, _ALARM)) else 0
-    top = alarm + 4 * len(present)
-    lowered_lines = lowered_block.split("\n")
-    best, best_score = "", -1
-    for i in range(len(lines) - 1, -1, -1):
-        lowered = lowered_lines[i]
-        held = sum(map(lowered.__contains__, present)) if present else 0
-        if alarm + 4 * held <= best_score:
-            continue
+    held = {}  # line index -> its bound: 4 per term it holds, 2 for an alarm word
+    for term in terms:
+        if term in lowered_block:
+            for i in _lines_holding(lowered_block.split(term)):
+                held[i] = held.get(i, 0) + 4
+    alarmed = set()  # the lines _ALARM_RE finds a match in: those holding one of its words
+    for word in _ALARM:
+        if word in lowered_block:
+            alarmed.update(_lines_holding(lowered_block.split(word)))
+    for i in alarmed:
+        held[i] = held.get(i, 0) + 2
+    best, best_score, best_at = "", 0, -1
+    # Highest bound first, then latest: a line whose bound and index are below the best's can
+    # neither beat its score nor tie it later in the output.
+    for bound, i in sorted(zip(held.values(), held), reverse=True):
+        if (bound, i) < (best_score, best_at):
+            break
         stripped = lines[i].strip()
-        if not stripped:
-            continue
-        score = 2 if alarm and _ALARM_RE.search(lowered) else 0
-        if held:
-            if score + 4 * held <= best_score:
-                continue
+        score = 2 if i in alarmed else 0
+        if bound > score:
             score += 4 * len(terms.intersection(_words(stripped.lower())))
-        if score > best_score:
-            best, best_score = stripped, score
-            if best_score >= top:
-                break
-    return best[:200]
+        if score and (score, i) > (best_score, best_at):
+            best, best_score, best_at = stripped, score, i
+    if best_score:
+        return best[:200]
+    for i in range(len(lines) - 1, -1, -1):
+        stripped = lines[i].strip()
+        if stripped:
+            return stripped[:200]
+    return ""
+
+
+def _lines_holding(parts):
+    """The indexes of the lines that hold a match, from the block split at each match (a match
+    holds no "\n"): match k sits on the line after the "\n"s of the first k + 1 parts."""
+    return set(accumulate(map(str.count, parts[:-1], repeat("\n"))))
 
 
 def _last_lines(text, count):
