@@ -24,7 +24,7 @@ except ImportError:
     except ImportError:
         from hashlib import sha256
 
-SCHEMA_VERSION = 4  # len(migrations.MIGRATIONS); tests/test_store.py holds them equal
+SCHEMA_VERSION = 5  # len(migrations.MIGRATIONS); tests/test_store.py holds them equal
 
 # Parallel PostToolUse hooks contend for the write lock; each holds it for a millisecond or two,
 # so a generous wait never shows up as latency but does rule out "database is locked".

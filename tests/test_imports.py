@@ -47,6 +47,7 @@ ALLOWED = {
     "warnings", "importlib", "importlib._bootstrap", "importlib._bootstrap_external",
     # the Stop path adds the rule packs (TOML) and Unicode-aware sentence splitting
     "tomllib", "tomllib._parser", "tomllib._re", "tomllib._types", "unicodedata", "string",
+    "zlib", "binascii",  # the CRC-32 that guards the regex cache (ledger/diskcache.py)
     "_string", "contextlib", "__future__", "typing", "typing.io", "typing.re", "_typing",
 }
 
