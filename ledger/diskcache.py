@@ -49,7 +49,7 @@ _WORDS = None
 if _sre is not None:
     _WORDS = next((f for f in ("I", "L", "H") if memoryview(bytes(8)).cast(f).itemsize == _sre.CODESIZE), None)
 
-FORMAT = b"evidence-ledger cache 3\n"
+FORMAT = b"evidence-ledger cache 5\n"
 DIGEST = 4  # CRC-32, big-endian
 MAX_BYTES = 16 * 1024 * 1024
 # Rule edits add new joined patterns and leave the old ones behind; past this many entries a

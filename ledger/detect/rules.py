@@ -87,14 +87,72 @@ _MEMO = 64
 _FOLD = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"})
 
 
-def _requirement(pattern, flags):
-    """(shortest match, capturing groups, strings): every match of `pattern` holds one of the
-    lower-cased ASCII `strings` (ignoring case), or `strings` is None when the parse shows none.
-    Derived from re's own parse tree, once per pattern (kept by diskcache.needs)."""
+def _units(pattern, flags):
+    """What the prefilter knows of one pattern: a (source, shortest match, capturing groups,
+    strings) per unit it searches, `source` None for the pattern itself; every match of the unit
+    holds one of the lower-cased ASCII `strings` (ignoring case), or `strings` is None when its
+    parse shows none (`_needs`, from re's own parse tree). A pattern that is an alternation at its top ("a|b|...|z") is split into
+    its branches when each parses alone exactly as it does in the alternation (same tree, same
+    flags, no groups): a sentence is then searched only for the branches it may match, where
+    the widest entries (one holds 40 branches) cost ~100 µs a sentence whole. The branches in
+    order are what the alternation tries in order, so the list's matches are unchanged
+    (`_alternation`). Derived once per pattern, kept by diskcache.needs."""
     from re import _constants, _parser
 
     parsed = _parser.parse(pattern, flags)
-    return parsed.getwidth()[0], parsed.state.groups - 1, _needs(parsed.data, _constants)
+    whole = ((None, parsed.getwidth()[0], parsed.state.groups - 1, _needs(parsed.data, _constants)),)
+    data = parsed.data
+    if len(data) != 1 or data[0][0] is not _constants.BRANCH or parsed.state.groups != 1:
+        return whole
+    items = data[0][1][1]
+    pieces = _top_branches(pattern, flags)
+    if pieces is None or len(pieces) != len(items):
+        return whole
+    units = []
+    for piece, item in zip(pieces, items):
+        try:
+            alone = _parser.parse(piece, flags)
+        except Exception:
+            return whole
+        if (repr(alone.data) != repr(item.data) or alone.state.flags != parsed.state.flags
+                or alone.state.groups != 1):
+            return whole
+        strings = _needs(alone.data, _constants)
+        if strings is None:  # a branch every sentence may match (Japanese, say): keep it whole
+            return whole
+        units.append((piece, alone.getwidth()[0], 0, strings))
+    return tuple(units)
+
+
+def _top_branches(pattern, flags):
+    """The source of each top-level alternative of `pattern`, or None where a plain scan of the
+    source cannot tell (verbose mode, comments). `_units` checks each against re's own parse."""
+    if flags & 64 or "(?#" in pattern or "(?x" in pattern:  # re.VERBOSE
+        return None
+    pieces, depth, start, i, n = [], 0, 0, 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "[":  # a set: "]" first (after "^") is a member; it ends at the next bare "]"
+            i += 1
+            if pattern.startswith("^", i):
+                i += 1
+            if pattern.startswith("]", i):
+                i += 1
+            while i < n and pattern[i] != "]":
+                i += 2 if pattern[i] == "\\" else 1
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+        elif c == "|" and depth == 0:
+            pieces.append(pattern[start:i])
+            start = i + 1
+        i += 1
+    pieces.append(pattern[start:])
+    return pieces
 
 
 def _groups(pattern, flags):
@@ -109,8 +167,9 @@ def _groups(pattern, flags):
 
 def _needs(items, c):
     """Sets of strings a match of this sequence must hold one of: a run of literal characters,
-    or what a group, an alternation (one of each branch's) or a repeat at least once needs;
-    the most selective is kept. Assertions, classes and anything else need nothing."""
+    or what a group, an alternation (one of each branch's), a repeat at least once or a
+    lookahead or lookbehind needs (what it looks at is in the text too); the most selective is
+    kept. Negative assertions, classes and anything else need nothing."""
     options = []
     run = ""
     for op, av in items:
@@ -131,6 +190,8 @@ def _needs(items, c):
             found = _needs(av[2].data, c)
         elif op is getattr(c, "ATOMIC_GROUP", None):
             found = _needs(av.data, c)
+        elif op is c.ASSERT:
+            found = _needs(av[1].data, c)
         if found:
             options.append(found)
     if run:
@@ -171,11 +232,13 @@ class Matcher:
     of a few literal strings in any match, so a sentence holding none of a pattern's strings
     cannot match it. Only the patterns a sentence may match are searched, alone, and their
     matches combined the way the alternation would have found them (`_alternation`); when every
-    pattern may match, the alternation is searched as before. Lists whose patterns have groups
-    or can match the empty string are always searched whole.
+    pattern may match, the alternation is searched as before, and so it is when one of those
+    may match the empty string. A pattern that is an alternation at its top is prefiltered
+    branch by branch (`_units`). Lists whose patterns have groups are always searched whole.
     """
 
-    __slots__ = ("patterns", "flags", "_one", "_all", "_ready", "_needs", "_single", "_found")
+    __slots__ = ("patterns", "flags", "_one", "_all", "_ready", "_needs", "_single", "_found",
+                 "_sources", "_by_string", "_always", "_empty")
 
     def __init__(self, patterns, flags):
         self.patterns = list(patterns)
@@ -183,8 +246,12 @@ class Matcher:
         self._one = None
         self._all = None
         self._ready = False
-        self._needs = None
+        self._needs = None  # per unit (a pattern, or a branch of one: `_units`)
         self._single = None
+        self._sources = None
+        self._by_string = None  # each string -> the units that need it
+        self._always = None  # the units that need no string
+        self._empty = None  # the units that can match the empty string
         # finditer's answers by text: the classifier asks a list about one sentence several
         # times (the failure words, for each cue it weighs); the matches are the same each time.
         self._found = {}
@@ -219,27 +286,47 @@ class Matcher:
 
     def _requirements(self):
         try:
-            found = [diskcache.needs(p, self.flags, _requirement) for p in self.patterns]
+            found = [diskcache.needs(p, self.flags, _units) for p in self.patterns]
         except Exception:  # a pattern re parses differently alone: no prefilter
             return None
-        if any(f[0] <= 0 or f[1] != 0 for f in found):
-            return None
-        self._single = [None] * len(self.patterns)
-        return [f[2] for f in found]
+        sources, needs, empty = [], [], set()
+        for pattern, units in zip(self.patterns, found):
+            for source, width, groups, strings in units:
+                if groups != 0:
+                    return None
+                if width <= 0:  # "^(?=.*by design).*": searched through the joined alternation
+                    empty.add(len(sources))
+                sources.append(pattern if source is None else source)
+                needs.append(strings)
+        by_string = {}
+        for i, strings in enumerate(needs):
+            for s in strings or ():
+                by_string.setdefault(s, []).append(i)
+        self._sources = sources
+        self._single = [None] * len(sources)
+        self._by_string = by_string
+        self._always = [i for i, strings in enumerate(needs) if strings is None]
+        self._empty = empty
+        return needs
 
     def _candidates(self, text):
         """The patterns `text` may match, in order, compiled; None when that is all of them."""
         if self._needs is None:
             return None
         low = (text if text.isascii() else text.translate(_FOLD)).lower()
-        keep = [i for i, strings in enumerate(self._needs)
-                if strings is None or any(map(low.__contains__, strings))]
-        if len(keep) == len(self._needs):
+        keep = set(self._always)
+        by_string = self._by_string
+        for s in filter(low.__contains__, by_string):
+            keep.update(by_string[s])
+        if len(keep) == len(self._needs) or not self._empty.isdisjoint(keep):
+            # All of them, or one that can match the empty string (which `_alternation`, going
+            # on from the end of each match, would not step past the way finditer does).
             return None
+        keep = sorted(keep)
         try:
             for i in keep:
                 if self._single[i] is None:
-                    self._single[i] = _compile(self.patterns[i], self.flags, cached=True)
+                    self._single[i] = _compile(self._sources[i], self.flags, cached=True)
         except Exception:
             self._needs = None
             return None
