@@ -235,14 +235,14 @@ def _read(path):
         if (not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid() or st.st_mode & 0o022
                 or st.st_size > MAX_BYTES):
             return {}
-        with os.fdopen(fd, "rb", closefd=False) as f:
-            data = f.read(MAX_BYTES + 1)
+        with os.fdopen(fd, "rb", buffering=0, closefd=False) as f:
+            data = f.readall()  # into one buffer of the file's size: no 16 MiB one cut down
     finally:
         os.close(fd)
     head = len(FORMAT) + DIGEST
-    if not data.startswith(FORMAT) or len(data) <= head:
+    if not data.startswith(FORMAT) or len(data) <= head or len(data) > MAX_BYTES:
         return {}
-    body = data[head:]
+    body = memoryview(data)[head:]  # not a copy of half a megabyte
     if _digest(body) != data[len(FORMAT):head]:
         return {}
     version, entries = marshal.loads(body)

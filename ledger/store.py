@@ -52,8 +52,12 @@ def busy_timeout_ms():
         return BUSY_TIMEOUT_MS
 
 
-def connect(path=None, create=True, readonly=False, _retry=True):
+def connect(path=None, create=True, readonly=False, _retry=True, cache_kib=None):
     """Open the ledger, creating it (0600, folder 0700) and its schema when needed.
+
+    `cache_kib` caps SQLite's page cache for this connection (default 2000 KiB). The Stop hook
+    reads a session's outputs once, page by page: a big cache only makes it fault in fresh
+    memory for pages it never reads again (~3.5 us a page on a VM, ~1.4 ms a Stop).
 
     A file that is not a database (or is damaged) is moved aside as `<file>.corrupt-<time>` and a
     new ledger is started in its place: recording goes on, and the old bytes are kept.
@@ -82,13 +86,15 @@ def connect(path=None, create=True, readonly=False, _retry=True):
         if _locked_retry(lambda: conn.execute("PRAGMA user_version").fetchone()[0], timeout) < SCHEMA_VERSION:
             _locked_retry(lambda: _upgrade(conn), timeout)
         conn.execute("PRAGMA synchronous = NORMAL")
+        if cache_kib:
+            conn.execute("PRAGMA cache_size = -%d" % int(cache_kib))
     except sqlite3.DatabaseError as exc:
         conn.close()
         from ledger import faults
 
         if _retry and create and faults.is_corrupt(exc):
             quarantine(path)
-            return connect(path, create, readonly, _retry=False)
+            return connect(path, create, readonly, _retry=False, cache_kib=cache_kib)
         raise
     return conn
 

@@ -31,7 +31,7 @@ def handle(event, adapter):
             faults.add("transcript", problem, session_id=session_id, once=True)
     message = _bounded(message)
     try:
-        conn = store.connect()
+        conn = store.connect(cache_kib=STOP_CACHE_KIB)
     except Exception as exc:
         from ledger.hooks import fault
 
@@ -52,6 +52,9 @@ def handle(event, adapter):
         conn.close()
     return _output(adapter, verdict, session_id)
 
+
+# SQLite's page cache for the Stop's connection (store.connect): it reads each page about once.
+STOP_CACHE_KIB = 512
 
 # Final answers are a few KB; a message past this is judged on its head and tail (where a
 # diagnosis sits), so the hook finishes well inside the agent's hook timeout.
@@ -192,18 +195,29 @@ def judge(conn, event, session_id, message, config, project_dir, checkpoint=None
         hits = store.rank([r for r in rows if r["num"] in nums], words, 3, folded, holds=holds)
         if not hits:  # nothing shares a term: point at the latest failures, then the latest calls
             hits = sorted(rows, key=lambda r: (not r["failed"], -r["num"]))[:3]
-        return [(h["id"], _summary(h, claim.text)) for h in hits]
+        # The terms FTS says a row lacks are in no line of its output: best_line need not look
+        # for them (a 1 MiB log's last 2000 lines are 140 KB, 60 us a term).
+        return [(h["id"], _summary(h, claim.text, _lacks(h, holds))) for h in hits]
 
     verdict = guard.decide(report, config, blocks_so_far=blocks, related=related,
                            ignored_evidence=untrusted)
     return verdict, report, blocks
 
 
-def _summary(row, claim_text=""):
+def _lacks(row, holds):
+    """The lower-cased ASCII terms `row` holds nowhere in its command or output, by the FTS
+    index (`holds`: term -> numbers of the rows holding it), where its folding is lower()'s."""
+    if not holds or not store._fts_exact(row):
+        return frozenset()
+    num = row["num"]
+    return frozenset(t for t, nums in holds.items() if num not in nums)
+
+
+def _summary(row, claim_text="", lacks=frozenset()):
     status = "exit %s" % row["exit_code"] if row["exit_code"] not in (None, 0) else ("failed" if row["failed"] else "ok")
     target = row["command"] or row["tool_name"] or ""
     return "%s: %s (%s) -> %s" % (row["tool_name"] or "tool", target, status,
-                                  best_line(row["output"] or "", claim_text))
+                                  best_line(row["output"] or "", claim_text, lacks=lacks))
 
 
 # Words that make a line worth showing even when it shares no term with the claim.
@@ -213,10 +227,15 @@ _ALARM = ("nan", "inf", "error", "exception", "traceback", "killed", "oom", "out
 _ALARM_RE = diskcache.compile("|".join(w.replace(" ", "\\ ") for w in _ALARM))
 
 
-def best_line(output, claim_text, scan=2000):
+def best_line(output, claim_text, scan=2000, lacks=frozenset()):
     """The output line the agent most likely needs: most terms shared with the claim, then an
-    alarm word, then the last line. Quoting it verbatim is what the guard accepts."""
+    alarm word, then the last line. Quoting it verbatim is what the guard accepts.
+
+    `lacks`: lower-cased terms known to be nowhere in `output` (see _lacks); a line cannot hold
+    them, so they are not looked for. The line is the same either way."""
     terms = {t for t in _words(claim_text) if len(t) >= 3}
+    if lacks:
+        terms -= lacks
     lines = _last_lines(output, scan)
     block = "\n".join(lines)
     if block.isascii():
@@ -302,11 +321,16 @@ def _lines_holding(parts):
 def _last_lines(text, count):
     """`text.splitlines()[-count:]` without splitting all of a 1 MiB output to keep its end."""
     size = 128 * count
+    if len(text) > size:
+        # As far back as the last 4 KiB's lines say `count` lines reach, and a fifth more: a log
+        # of 70-character lines is not sliced and split twice as far back as it needs.
+        tail = text[-4096:]
+        size = min(size, int(len(tail) / (tail.count("\n") + 1) * (count + 1) * 1.2) + 256)
     while size < len(text):
         lines = text[-size:].splitlines()
         if len(lines) > count:  # the first may be cut short (or be the "\n" of a "\r\n"); not kept
             return lines[-count:]
-        size *= 4
+        size *= 2
     return text.splitlines()[-count:]
 
 
