@@ -514,6 +514,8 @@ def rank(rows, terms, limit, folded=None, phrase=None, holds=None):
             text = folded[r["num"]] = ((r["command"] or "") + "\n" + (r["output"] or "")).lower()
         return text
 
+    if not whole and known and all(map(_fts_exact, rows)):
+        return _rank_by_index(rows, terms, unique, holds, limit, text_of, math.log)
     texts = [text_of(r) for r in rows] if whole else None
     held_rows = []
     for r in rows:
@@ -533,6 +535,30 @@ def rank(rows, terms, limit, folded=None, phrase=None, holds=None):
     order = sorted(range(len(rows)),
                    key=lambda j: (not (whole and whole in texts[j]),
                                   -sum(w for w, h in zip(weight, held_rows[j]) if h), -rows[j]["num"]))
+    return [rows[j] for j in order[:limit]]
+
+
+def _rank_by_index(rows, terms, unique, holds, limit, text_of, log):
+    """`rank` without a phrase, for rows the FTS index folds as lower() does: the same order,
+    from each term's rows (the index's, or the text's for a term it was not asked about)
+    instead of a table of every row and term. A row's score is the same sum, of the same
+    weights in the same order."""
+    position = {r["num"]: j for j, r in enumerate(rows)}
+    holders = {}
+    for t in unique:
+        if t in holds:
+            holders[t] = [position[n] for n in holds[t] if n in position]
+        else:
+            holders[t] = [j for j, r in enumerate(rows) if t in text_of(r)]
+    parts = [[] for _ in rows]
+    for t in terms:
+        held = holders[t]
+        if held:
+            weight = log(1 + len(rows) / len(held))
+            for j in held:
+                parts[j].append(weight)
+    scores = [sum(p) for p in parts]
+    order = sorted(range(len(rows)), key=lambda j: (-scores[j], -rows[j]["num"]))
     return [rows[j] for j in order[:limit]]
 
 

@@ -182,3 +182,21 @@ def test_last_lines_of_long_outputs_whatever_their_line_lengths():
         output = "".join(parts) + rng.choice(["", "tail"])
         for count in (1, 3, 50, 2000):
             assert stop._last_lines(output, count) == output.splitlines()[-count:]
+
+
+@settings(max_examples=300, deadline=None)
+@given(outputs=st.lists(text, min_size=1, max_size=8), claim_text=claim, limit=st.integers(1, 4),
+       asked=st.floats(0, 1))
+def test_rank_with_the_index_is_the_reference(outputs, claim_text, limit, asked):
+    # The Stop hands rank what FTS says each ASCII term's rows are (`holds`); for terms it was
+    # not asked about, rank reads the text. Either way, the reference's order.
+    rows = [_row(n + 1, "cmd %d" % n, out) for n, out in enumerate(outputs)]
+    terms = store.terms(claim_text)
+    texts = {r["num"]: (r["command"] + "\n" + r["output"]).lower() for r in rows}
+    ascii_terms = sorted({t.lower() for t in terms if t.isascii()})
+    holds = {t: {n for n, tx in texts.items() if t in tx} for t in ascii_terms[:int(len(ascii_terms) * asked) + 1]}
+    exact = all(store._fts_exact(r) for r in rows)
+    got = [r["num"] for r in store.rank(rows, terms, limit, holds=holds)]
+    if exact:
+        assert got == reference_rank(rows, terms, limit)
+    assert got == [r["num"] for r in store.rank(rows, terms, limit)]

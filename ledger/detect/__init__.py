@@ -9,8 +9,6 @@ Runs inside the Stop hook on every end of turn: standard library only, rules com
 process (see rules.py), evidence touched only when a claim quotes something (see cite.py).
 """
 
-import unicodedata
-
 from .. import diskcache
 from . import classify as _classify
 from . import markdown, sentences
@@ -126,7 +124,10 @@ _HTML_COMMENT = diskcache.compile(r"<!--.*?(?:-->|\Z)", diskcache.DOTALL)
 def _prep(text):
     if "<!--" in text:
         text = _HTML_COMMENT.sub("", text)  # invisible once rendered: template hints, not prose
-    text = unicodedata.normalize("NFKC", text) if not text.isascii() else text
+    if not text.isascii():
+        import unicodedata  # not for an ASCII message, the usual one
+
+        text = unicodedata.normalize("NFKC", text)
     return text.translate(_CURLY).replace("\u2026", "...")
 
 

@@ -15,8 +15,6 @@ copied; only the others are normalised, once per analysis. A quote found nowhere
 of every output; its near-miss search is bounded (`NEAR_MISS_CANDIDATES`, `NEAR_MISS_BYTES`).
 """
 
-import unicodedata
-
 from ..redact import redact
 from .. import diskcache
 
@@ -42,6 +40,8 @@ def normalize(text):
     if "\x1b" in text:
         text = _ANSI.sub("", text)
     if not text.isascii():
+        import unicodedata  # only for text that is not ASCII
+
         text = unicodedata.normalize("NFKC", text).translate(_CURLY)
         text = text.replace("\u2026", "...")
     return " ".join(text.split())
@@ -86,6 +86,7 @@ class _Side:
         self.attr = attr
         self.norm = {}
         self.plain = {}
+        self._joined = None  # (the plain entries joined by "\n", the others' indexes)
 
     def raw(self, i):
         return getattr(self.evidence[i], self.attr) or ""
@@ -130,6 +131,19 @@ class _Side:
         if self._is_plain(i) and not all(p in raw for p in probes):
             return False
         return self.contains(i, segs, patterns)
+
+    def might_hold(self, probes):
+        """The entries that may hold a quote with these probes, in order: a plain entry holds a
+        quote only if it holds every probe (see `holds`), and a probe, a run without spaces,
+        is in some plain entry exactly when it is in all of them joined by newlines."""
+        if self._joined is None:
+            plain = [i for i in range(len(self.evidence)) if self._is_plain(i)]
+            others = sorted(set(range(len(self.evidence))) - set(plain))
+            self._joined = ("\n".join(self.raw(i) for i in plain), others)
+        joined, others = self._joined
+        if all(p in joined for p in probes):
+            return range(len(self.evidence))
+        return others
 
     def contains(self, i, segs, patterns):
         """Do the segments occur, in order, in entry i (normalised)?"""
@@ -240,7 +254,7 @@ class Checker:
     def _finish(self, q, probes, segs, patterns, hit):
         if hit is not None:
             ids = [self.evidence[hit].id]
-            for i in range(len(self.evidence)):
+            for i in self.inputs.might_hold(probes):
                 if all(self.inputs.holds(i, probes, [s], [p]) for s, p in zip(segs, patterns)):
                     return ("self", ids, "%s (written by the agent in %s)" % (q, self.evidence[i].id))
             return ("verified", ids, q)

@@ -9,7 +9,7 @@ import os
 from itertools import accumulate, repeat
 
 from ledger import config as config_mod
-from ledger import diskcache, faults, guard, jsonc, store, verify
+from ledger import diskcache, guard, jsonc, store, verify
 from ledger.hooks import note
 
 
@@ -28,6 +28,8 @@ def handle(event, adapter):
         message, problem = read_transcript(event["transcript_path"])
         if problem:
             note(problem + "; stop allowed")
+            from ledger import faults  # loaded where a fault is told, not by every Stop
+
             faults.add("transcript", problem, session_id=session_id, once=True)
     message = _bounded(message)
     try:
@@ -78,6 +80,8 @@ def _output(adapter, verdict, session_id):
     next stop that is allowed.
     """
     if verdict.decision != "block":
+        from ledger import faults
+
         try:
             waiting = faults.pending(session_id)
         except Exception:
@@ -168,6 +172,8 @@ def judge(conn, event, session_id, message, config, project_dir, checkpoint=None
     if untrusted:
         detail = "session %s: %s" % (session_id, "; ".join(p.detail for p in problems)[:400])
         note("ignored evidence that failed the integrity check: " + detail)
+        from ledger import faults
+
         faults.add("tampered", detail, session_id=session_id, once=True)
     # What the next Stop may take as checked: this session's newest entry, when nothing failed.
     checkpoint[:] = [rows[-1]["num"], rows[-1]["hash"]] if rows and not problems else []
