@@ -427,17 +427,13 @@ class LangRules:
         for p in packs:
             for sec, keys in PATTERN_LISTS.items():
                 for key in keys:
-                    for pat in p.data.get(sec, {}).get(key, []):
-                        if pat not in merged[key]:
-                            merged[key].append(pat)
+                    _extend_unique(merged[key], p.data.get(sec, {}).get(key, []))
             for key in DEFAULTS:
                 if key in p.data.get("citation", {}):
                     scalars[key] = p.data["citation"][key]
         # Failure vocabulary crosses languages: a Japanese sentence says "OOM" and "NaN".
         for key, pats in (shared or {}).items():
-            for pat in pats:
-                if pat not in merged[key]:
-                    merged[key].append(pat)
+            _extend_unique(merged[key], pats)
         for key, pats in merged.items():
             setattr(self, key, Matcher(pats, flags))
         self.min_quote_chars = scalars["min_quote_chars"]
@@ -571,7 +567,7 @@ def _merge(base, edit):
         for key, v in value.items():
             if isinstance(v, list):
                 cur = target.setdefault(key, [])
-                cur.extend(x for x in v if x not in cur)
+                _extend_unique(cur, v)
             else:
                 target[key] = v
     for sec, value in edit.get("remove", {}).items():
@@ -582,6 +578,16 @@ def _merge(base, edit):
     for k, v in edit.get("pack", {}).items():
         if k != "name":
             base.setdefault("pack", {})[k] = v
+
+
+def _extend_unique(target, items):
+    """`target.extend(x for x in items if x not in target)`, each once, without scanning the
+    list for every item (a pack's lists hold tens of patterns)."""
+    seen = set(target)
+    for x in items:
+        if x not in seen:
+            seen.add(x)
+            target.append(x)
 
 
 def build(files):
