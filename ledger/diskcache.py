@@ -65,6 +65,7 @@ _loaded = None   # entries read from the file
 _new = {}        # entries this process derived (and, for regexes, proved)
 _used = set()    # keys this process asked for
 _can_save = None  # whether the cache folder can be written (found on the first miss)
+_enabled = None  # see enabled()
 
 
 def version_key():
@@ -80,8 +81,13 @@ def cache_file():
 
 
 def enabled():
-    return _sre is not None and _WORDS and os.environ.get("LEDGER_CACHE", "").strip().lower() not in (
-        "0", "off", "false", "no")
+    """Whether the cache is used: `LEDGER_CACHE` as this process first finds it (a Stop asks
+    some 400 times; each read of the environment cost ~1 us). `_reset` reads it again."""
+    global _enabled
+    if _enabled is None:
+        _enabled = bool(_sre is not None and _WORDS and os.environ.get("LEDGER_CACHE", "").strip().lower()
+                        not in ("0", "off", "false", "no"))
+    return _enabled
 
 
 def compile(pattern, flags=0):
@@ -320,6 +326,6 @@ def _write(path, entries):
 
 def _reset():
     """Forget what this process loaded and derived (tests)."""
-    global _loaded, _new, _can_save
-    _loaded, _new, _can_save = None, {}, None
+    global _loaded, _new, _can_save, _enabled
+    _loaded, _new, _can_save, _enabled = None, {}, None, None
     _used.clear()

@@ -34,10 +34,11 @@ def cache(tmp_path, monkeypatch):
     """A fresh, empty cache in this test's folder; the process's own cache is restored after."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.delenv("LEDGER_CACHE", raising=False)
-    saved = (diskcache._loaded, diskcache._new, set(diskcache._used), diskcache._can_save)
+    saved = (diskcache._loaded, diskcache._new, set(diskcache._used), diskcache._can_save, diskcache._enabled)
     diskcache._reset()
     yield diskcache
     diskcache._loaded, diskcache._new, diskcache._can_save = saved[0], saved[1], saved[3]
+    diskcache._enabled = saved[4]
     diskcache._used.clear()
     diskcache._used.update(saved[2])
 
@@ -300,6 +301,8 @@ def test_load_rules_output_does_not_depend_on_the_cache(cache, monkeypatch):
     cache._reset()
     warm = analyze(msg, rules=detect_rules.build(detect_rules.rule_files())).to_dict()
     monkeypatch.setenv("LEDGER_CACHE", "off")
+    cache._reset()  # a process reads LEDGER_CACHE once
+    assert not cache.enabled()
     off = analyze(msg, rules=detect_rules.build(detect_rules.rule_files())).to_dict()
     assert cold == warm == off and cold["claims"]
     assert load_rules() is not None
