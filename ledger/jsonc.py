@@ -39,9 +39,15 @@ _scanners = {}
 
 
 def _scanner(strict):
-    scan = _scanners.get(strict)
-    if scan is None:
-        scan = _scanners[strict] = _make_scanner(_Decoder(strict))
+    """The C scanner json would make for this `strict`, or None where it cannot be made here
+    (another Python's _json asking for more): then json itself decodes."""
+    scan = _scanners.get(strict, False)
+    if scan is False:
+        try:
+            scan = _make_scanner(_Decoder(strict))
+        except Exception:
+            scan = None
+        _scanners[strict] = scan
     return scan
 
 
@@ -54,11 +60,12 @@ def loads(text, strict=True):
             text = text.decode("utf-8", "surrogatepass")
         except UnicodeDecodeError:
             pass
-    if _make_scanner is not None and type(text) is str:
+    scan = _scanner(bool(strict)) if _make_scanner is not None and type(text) is str else None
+    if scan is not None:
         # JSONDecoder.decode: skip whitespace, scan one value, allow only whitespace after it.
         start = len(text) - len(text.lstrip(_WHITESPACE))
         try:
-            value, end = _scanner(bool(strict))(text, start)
+            value, end = scan(text, start)
         except (StopIteration, ValueError, SystemError):
             # json says what is wrong. (The scanner of Python 3.11 raises JSONDecodeError only
             # once json.decoder is imported; before that it fails with a SystemError.)
@@ -89,13 +96,17 @@ def dumps(value, ensure_ascii=True, separators=None, default=None):
         try:
             encode = _make_encoder({}, default or _unsupported, encode_string, None,
                                    key_separator, item_separator, False, False, True)
-            chunks = encode(value, 0)
-        except _Unsupported:
-            pass  # json raises its own TypeError
-        else:
-            if not isinstance(chunks, (list, tuple)):
-                chunks = list(chunks)
-            return "".join(chunks)
+        except Exception:  # another Python's _json asking for more: json itself
+            encode = None
+        if encode is not None:
+            try:
+                chunks = encode(value, 0)
+            except _Unsupported:
+                pass  # json raises its own TypeError
+            else:
+                if not isinstance(chunks, (list, tuple)):
+                    chunks = list(chunks)
+                return "".join(chunks)
     import json
 
     return json.dumps(value, ensure_ascii=ensure_ascii, separators=separators, default=default)

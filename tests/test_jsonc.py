@@ -88,3 +88,16 @@ def test_errors_in_a_fresh_process_are_jsons():
             "        print(type(e).__name__)\n" % REPO)
     out = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["JSONDecodeError"] * 3, out.stderr
+
+
+def test_a_python_whose_accelerator_differs_falls_back_to_json(monkeypatch):
+    # A _json whose constructors want other arguments must not break the hooks: json decodes.
+    def refuse(*args):
+        raise TypeError("make_scanner/make_encoder takes other arguments here")
+
+    monkeypatch.setattr(jsonc, "_make_scanner", refuse)
+    monkeypatch.setattr(jsonc, "_make_encoder", refuse)
+    monkeypatch.setattr(jsonc, "_scanners", {})
+    value = {"a": [1, 2.5, None, "é"], "b": {"c": True}}
+    assert jsonc.loads(json.dumps(value)) == value
+    assert jsonc.dumps(value, ensure_ascii=False) == json.dumps(value, ensure_ascii=False)
