@@ -202,6 +202,18 @@ def _needs(items, c):
     return max(options, key=lambda o: (min(map(len, o)), -len(o)))
 
 
+_TRIGRAMS = {}  # lowered text -> the set of its runs of three characters; emptied when full
+
+
+def _trigrams(low):
+    found = _TRIGRAMS.get(low)
+    if found is None:
+        if len(_TRIGRAMS) >= _MEMO:
+            _TRIGRAMS.clear()
+        found = _TRIGRAMS[low] = {low[i:i + 3] for i in range(len(low) - 2)}
+    return found
+
+
 def _alternation(text, pos, patterns):
     """re.finditer of `(?:p1)|(?:p2)|...` from `pos`, for patterns without groups whose every
     match is non-empty: at each step the leftmost match of any pattern, the first pattern in
@@ -239,7 +251,7 @@ class Matcher:
     """
 
     __slots__ = ("patterns", "flags", "_one", "_all", "_ready", "_needs", "_single", "_found",
-                 "_sources", "_by_string", "_always", "_empty")
+                 "_sources", "_by_string", "_always", "_empty", "_by_start", "_short")
 
     def __init__(self, patterns, flags):
         self.patterns = list(patterns)
@@ -253,6 +265,8 @@ class Matcher:
         self._by_string = None  # each string -> the units that need it
         self._always = None  # the units that need no string
         self._empty = None  # the units that can match the empty string
+        self._by_start = None  # the first three characters of each string -> those strings
+        self._short = None  # the strings of one or two characters
         # finditer's answers by text: the classifier asks a list about one sentence several
         # times (the failure words, for each cue it weighs); the matches are the same each time.
         self._found = {}
@@ -308,6 +322,11 @@ class Matcher:
         self._by_string = by_string
         self._always = [i for i, strings in enumerate(needs) if strings is None]
         self._empty = empty
+        self._by_start = {}
+        for s in by_string:
+            if len(s) >= 3:
+                self._by_start.setdefault(s[:3], []).append(s)
+        self._short = [s for s in by_string if len(s) < 3]
         return needs
 
     def _candidates(self, text):
@@ -317,7 +336,14 @@ class Matcher:
         low = (text if text.isascii() else text.translate(_FOLD)).lower()
         keep = set(self._always)
         by_string = self._by_string
-        for s in filter(low.__contains__, by_string):
+        # A string the text holds starts with three characters the text holds in a row: only
+        # the strings whose start is among the text's are looked for (one `in` each).
+        by_start = self._by_start
+        for start in _trigrams(low).intersection(by_start):
+            for s in by_start[start]:
+                if s in low:
+                    keep.update(by_string[s])
+        for s in filter(low.__contains__, self._short):
             keep.update(by_string[s])
         if len(keep) == len(self._needs) or not self._empty.isdisjoint(keep):
             # All of them, or one that can match the empty string (which `_alternation`, going
