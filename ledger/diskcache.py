@@ -17,40 +17,47 @@ equality compares the compiled code). A hit rebuilds the pattern with `_sre.comp
 validates the code. A parsed pack is keyed by the file's exact bytes.
 
 Anything unexpected means no cache: another Python build (the file is keyed by `sys.version`,
-`_sre.MAGIC` and `_sre.CODESIZE`), a file that is not ours, too big, corrupt (a BLAKE2b digest
-of the body guards it: built in, where hashlib would load OpenSSL first) or unreadable, a cache folder we cannot create or write, or
-`LEDGER_CACHE=off`. The folder is per user (`$XDG_CACHE_HOME/evidence-ledger`, 0700); files
+`_sre.MAGIC` and `_sre.CODESIZE`), a file that is not ours, too big, corrupt (a CRC-32 of the
+body guards it against damage: no defence against someone who can write the file, but neither
+was the unkeyed BLAKE2b digest before it, which cost a Stop 1.1 ms to 0.5) or unreadable, a
+cache folder we cannot create or write, or `LEDGER_CACHE=off`. The folder is per user (`$XDG_CACHE_HOME/evidence-ledger`, 0700); files
 are written to a temporary name and renamed (0600). Stdlib only: this is on the hook path.
 """
 
 import marshal
 import os
-import re
 import stat
 import sys
 
 try:
     import _sre
-    from re import _compiler, _parser
 except ImportError:  # another implementation of `re`: no cache, plain re.compile
     _sre = None
 
 from ledger import paths
+
+# The `re` module is imported only when a pattern is compiled afresh (a miss): a Stop whose
+# patterns all come from the cache needs no `re`, nor the enum module `re` imports (~3.5 ms).
+# re's flag values, for the modules that compile through here (tests/test_diskcache.py holds
+# them equal to re.IGNORECASE, re.MULTILINE, re.DOTALL):
+IGNORECASE = 2
+MULTILINE = 8
+DOTALL = 16
 
 # The memoryview format of one program word, or None where none has _sre's word size.
 _WORDS = None
 if _sre is not None:
     _WORDS = next((f for f in ("I", "L", "H") if memoryview(bytes(8)).cast(f).itemsize == _sre.CODESIZE), None)
 
-FORMAT = b"evidence-ledger cache 2\n"
-DIGEST = 32  # BLAKE2b-256
+FORMAT = b"evidence-ledger cache 5\n"
+DIGEST = 4  # CRC-32, big-endian
 MAX_BYTES = 16 * 1024 * 1024
 # Rule edits add new joined patterns and leave the old ones behind; past this many entries a
 # save keeps only what its own process used.
 MAX_ENTRIES = 2000
 # The flags a cached program may carry: DEBUG prints at compile time, TEMPLATE warns, LOCALE
 # depends on the locale at compile time; those go to re.compile every time.
-_CACHEABLE = re.IGNORECASE | re.MULTILINE | re.DOTALL | re.UNICODE | re.VERBOSE | re.ASCII
+_CACHEABLE = IGNORECASE | MULTILINE | DOTALL | 32 | 64 | 256  # re.UNICODE, re.VERBOSE, re.ASCII
 
 # Keys: ("re", pattern, flags) -> the arguments to _sre.compile after the pattern;
 #       ("toml", file bytes)   -> the parsed document, marshalled (each load is a fresh copy).
@@ -58,6 +65,7 @@ _loaded = None   # entries read from the file
 _new = {}        # entries this process derived (and, for regexes, proved)
 _used = set()    # keys this process asked for
 _can_save = None  # whether the cache folder can be written (found on the first miss)
+_enabled = None  # see enabled()
 
 
 def version_key():
@@ -73,14 +81,21 @@ def cache_file():
 
 
 def enabled():
-    return _sre is not None and _WORDS and os.environ.get("LEDGER_CACHE", "").strip().lower() not in (
-        "0", "off", "false", "no")
+    """Whether the cache is used: `LEDGER_CACHE` as this process first finds it (a Stop asks
+    some 400 times; each read of the environment cost ~1 us). `_reset` reads it again."""
+    global _enabled
+    if _enabled is None:
+        _enabled = bool(_sre is not None and _WORDS and os.environ.get("LEDGER_CACHE", "").strip().lower()
+                        not in ("0", "off", "false", "no"))
+    return _enabled
 
 
 def compile(pattern, flags=0):
     """`re.compile(pattern, flags)`: the same Pattern, without parsing it when the cache holds it."""
     flags = int(flags)
     if not isinstance(pattern, str) or flags & ~_CACHEABLE or not enabled():
+        import re
+
         return re.compile(pattern, flags)
     key = ("re", pattern, flags)
     _used.add(key)
@@ -91,6 +106,8 @@ def compile(pattern, flags=0):
         except Exception:  # a program this engine rejects: compile it afresh, replace the entry
             _loaded.pop(key, None)
             _new.pop(key, None)
+    import re
+
     compiled = re.compile(pattern, flags)  # raises re.error as usual
     if not _savable():
         return compiled  # proving an entry nobody can store would double the compile
@@ -105,6 +122,8 @@ def compile(pattern, flags=0):
 
 def _arguments(pattern, flags):
     """The arguments `re._compiler.compile` gives `_sre.compile` after the pattern (3.11-3.13)."""
+    from re import _compiler, _parser
+
     p = _parser.parse(pattern, flags)
     # Opcodes are int subclasses (re._constants._NamedIntConstant), which marshal refuses; kept
     # as the raw words of the program.
@@ -208,10 +227,10 @@ def _entries():
 
 def _digest(body):
     try:
-        from _blake2 import blake2b
-    except ImportError:
-        from hashlib import blake2b
-    return blake2b(body, digest_size=DIGEST).digest()
+        from zlib import crc32
+    except ImportError:  # a Python built without zlib: binascii has its own
+        from binascii import crc32
+    return crc32(body).to_bytes(DIGEST, "big")
 
 
 def _read(path):
@@ -222,14 +241,14 @@ def _read(path):
         if (not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid() or st.st_mode & 0o022
                 or st.st_size > MAX_BYTES):
             return {}
-        with os.fdopen(fd, "rb", closefd=False) as f:
-            data = f.read(MAX_BYTES + 1)
+        with os.fdopen(fd, "rb", buffering=0, closefd=False) as f:
+            data = f.readall()  # into one buffer of the file's size: no 16 MiB one cut down
     finally:
         os.close(fd)
     head = len(FORMAT) + DIGEST
-    if not data.startswith(FORMAT) or len(data) <= head:
+    if not data.startswith(FORMAT) or len(data) <= head or len(data) > MAX_BYTES:
         return {}
-    body = data[head:]
+    body = memoryview(data)[head:]  # not a copy of half a megabyte
     if _digest(body) != data[len(FORMAT):head]:
         return {}
     version, entries = marshal.loads(body)
@@ -307,6 +326,6 @@ def _write(path, entries):
 
 def _reset():
     """Forget what this process loaded and derived (tests)."""
-    global _loaded, _new, _can_save
-    _loaded, _new, _can_save = None, {}, None
+    global _loaded, _new, _can_save, _enabled
+    _loaded, _new, _can_save, _enabled = None, {}, None, None
     _used.clear()

@@ -9,11 +9,10 @@ The file sits beside the ledger, or, when that folder is the problem (unwritable
 full), in a per-user folder under the system temp dir. Stdlib only: this is on the hook path.
 """
 
-import json
 import os
 import time
 
-from ledger import paths
+from ledger import jsonc, paths
 from ledger.store import sha256 as store_sha256, sqlite3  # the store's: no datetime
 
 MAX_BYTES = 256 * 1024  # keep the newest half when it grows past this
@@ -94,7 +93,7 @@ def locations(db=None):
 
 
 def _append(line, db=None):
-    data = (json.dumps(line, ensure_ascii=False) + "\n").encode("utf-8", "replace")
+    data = (jsonc.dumps(line, ensure_ascii=False) + "\n").encode("utf-8", "replace")
     for index, path in enumerate(locations(db)):
         try:
             folder = os.path.dirname(path)
@@ -141,7 +140,7 @@ def read(db=None):
             with open(path, "rb") as f:
                 for raw in f:
                     try:
-                        entry = json.loads(raw)
+                        entry = jsonc.loads(raw)
                     except ValueError:
                         continue
                     if isinstance(entry, dict):

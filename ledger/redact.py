@@ -7,7 +7,6 @@ that held a key still matches what was stored.
 Stdlib `re` only: this runs in the recording hook on every tool call.
 """
 
-import re
 import sys
 
 # (label, pattern). Order matters: the block and structured forms come before the generic
@@ -65,6 +64,7 @@ _FOLDED_NEEDLES = {"bearer-token": ("bearer ",)}
 _KEYWORDS = ("pass", "secret", "token", "key", "credential")
 
 _compiled = {}
+_DOTALL = 16  # re.DOTALL (tests/test_redact.py), without importing re
 
 # The characters IGNORECASE matches to an ASCII letter that str.lower() does not map to it; each
 # folds to one character, so positions in the folded text are positions in the text.
@@ -82,13 +82,15 @@ def _compile(pattern, flags=0):
     cache = sys.modules.get("ledger.diskcache")
     if cache is not None:
         return cache.compile(pattern, flags)
+    import re  # only for a text that holds a needle: most outputs need no regex at all
+
     return re.compile(pattern, flags)
 
 
 def _pattern(label):
     found = _compiled.get(label)
     if found is None:
-        found = _compiled[label] = _compile(dict(_PATTERNS)[label], re.DOTALL)
+        found = _compiled[label] = _compile(dict(_PATTERNS)[label], _DOTALL)
     return found
 
 

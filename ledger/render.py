@@ -5,7 +5,7 @@ by tool and by client version (see ../shared/research/hooks-spec.md section 2.3)
 treated as optional, and anything unrecognised falls back to compact JSON.
 """
 
-import json
+from ledger import jsonc
 
 SHELL_TOOLS = ("Bash", "PowerShell", "shell", "exec_command", "local_shell", "run_shell_command")
 
@@ -101,7 +101,7 @@ def _join(*parts):
 
 
 def _json(value):
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+    return jsonc.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
 def exit_code_of_error(error):

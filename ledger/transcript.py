@@ -5,9 +5,10 @@ The file can be tens of megabytes, so it is read backwards in blocks and parsing
 turn's opening user prompt. Facts: ../shared/research/transcript-format.md sections 3-7.
 """
 
-import json
 import os
 import time
+
+from ledger import jsonc
 
 BLOCK = 64 * 1024
 # A turn with huge tool results can sit far back; past this much we give up rather than read
@@ -73,7 +74,7 @@ def last_assistant_text(path, max_back=MAX_BACK):
     newest_is_text = False
     for raw in reversed_lines(path, max_back):
         try:
-            entry = json.loads(raw)
+            entry = jsonc.loads(raw)
         except ValueError:
             continue
         if not isinstance(entry, dict) or entry.get("isSidechain"):

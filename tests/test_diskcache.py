@@ -34,10 +34,11 @@ def cache(tmp_path, monkeypatch):
     """A fresh, empty cache in this test's folder; the process's own cache is restored after."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.delenv("LEDGER_CACHE", raising=False)
-    saved = (diskcache._loaded, diskcache._new, set(diskcache._used), diskcache._can_save)
+    saved = (diskcache._loaded, diskcache._new, set(diskcache._used), diskcache._can_save, diskcache._enabled)
     diskcache._reset()
     yield diskcache
     diskcache._loaded, diskcache._new, diskcache._can_save = saved[0], saved[1], saved[3]
+    diskcache._enabled = saved[4]
     diskcache._used.clear()
     diskcache._used.update(saved[2])
 
@@ -74,7 +75,7 @@ def _hit_only(monkeypatch):
         raise AssertionError("compiled from source: the cache missed")
 
     monkeypatch.setattr(diskcache, "_arguments", refuse)
-    monkeypatch.setattr(diskcache.re, "compile", refuse)
+    monkeypatch.setattr(re, "compile", refuse)  # diskcache imports re only on a miss
 
 
 def test_a_miss_compiles_saves_and_the_next_process_hits(cache, monkeypatch, tmp_path):
@@ -300,6 +301,8 @@ def test_load_rules_output_does_not_depend_on_the_cache(cache, monkeypatch):
     cache._reset()
     warm = analyze(msg, rules=detect_rules.build(detect_rules.rule_files())).to_dict()
     monkeypatch.setenv("LEDGER_CACHE", "off")
+    cache._reset()  # a process reads LEDGER_CACHE once
+    assert not cache.enabled()
     off = analyze(msg, rules=detect_rules.build(detect_rules.rule_files())).to_dict()
     assert cold == warm == off and cold["claims"]
     assert load_rules() is not None
@@ -372,3 +375,33 @@ def test_rule_loading_on_a_warm_cache_does_not_import_tomllib(tmp_path):
     runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
                            cwd=str(tmp_path), check=True).stdout.strip() for _ in range(2)]
     assert runs == ["True", "False"]
+
+
+def test_flag_values_are_res():
+    # The detector modules pass these instead of re's flags, so that they need not import re.
+    assert (diskcache.IGNORECASE, diskcache.MULTILINE, diskcache.DOTALL) == (re.IGNORECASE, re.MULTILINE, re.DOTALL)
+    assert diskcache._CACHEABLE == re.IGNORECASE | re.MULTILINE | re.DOTALL | re.UNICODE | re.VERBOSE | re.ASCII
+    from ledger import redact
+
+    assert redact._DOTALL == re.DOTALL
+
+
+def test_a_stop_on_a_warm_cache_imports_neither_re_nor_json(tmp_path):
+    # Its regexes come from the cache and its JSON goes through ledger.jsonc: `re` (with enum)
+    # and json cost a Stop ~5 ms of imports. What needs them still imports them (a quote found
+    # nowhere, which is looked for ignoring case: re.escape).
+    import subprocess
+    import sys
+
+    payload = ('{"session_id": "s", "hook_event_name": "Stop", "stop_hook_active": false, "cwd": "/p",'
+               ' "last_assistant_message": "The loss is NaN because the learning rate is too high.'
+               ' The job crashed because the disk was full."}')
+    code = ("import io, sys; sys.stdin = io.TextIOWrapper(io.BytesIO(%r.encode())); "
+            "import ledger.hooks; ledger.hooks.main(['claude']); "
+            "sys.stderr.write(repr(sorted({'re', 'json', 'enum'} & set(sys.modules))))" % payload)
+    env = dict(os.environ, PYTHONPATH=REPO, XDG_CACHE_HOME=str(tmp_path / "c"), HOME=str(tmp_path),
+               LEDGER_DB=str(tmp_path / "l.db"), XDG_CONFIG_HOME=str(tmp_path / "cfg"))
+    runs = [subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, env=env,
+                           cwd=str(tmp_path), check=True) for _ in range(2)]
+    assert '"block"' in runs[1].stdout
+    assert runs[1].stderr == "[]"

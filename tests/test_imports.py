@@ -36,7 +36,7 @@ ALLOWED = {
     "_frozen_importlib_external", "_imp", "_io", "_signal", "_thread", "_warnings", "_weakref",
     "abc", "builtins", "codecs", "encodings", "encodings.aliases", "encodings.utf_8", "io",
     "marshal", "posix", "sys", "zipimport", "_stat", "stat", "genericpath", "os", "os.path",
-    "posixpath",
+    "posixpath", "gc",  # built in: ledger.hooks.run turns the cyclic collector off
     # what the recording path uses
     "json", "json.decoder", "json.encoder", "json.scanner", "_json",
     "sqlite3", "sqlite3.dbapi2", "_sqlite3", "datetime", "_datetime", "time", "math",
@@ -47,6 +47,7 @@ ALLOWED = {
     "warnings", "importlib", "importlib._bootstrap", "importlib._bootstrap_external",
     # the Stop path adds the rule packs (TOML) and Unicode-aware sentence splitting
     "tomllib", "tomllib._parser", "tomllib._re", "tomllib._types", "unicodedata", "string",
+    "zlib", "binascii",  # the CRC-32 that guards the regex cache (ledger/diskcache.py)
     "_string", "contextlib", "__future__", "typing", "typing.io", "typing.re", "_typing",
 }
 

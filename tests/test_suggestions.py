@@ -150,3 +150,53 @@ def test_rank_with_the_fts_index_is_rank_on_the_text(outputs, claim_text, limit)
         assert got == reference_rank(candidates, words, limit)
     finally:
         conn.close()
+
+
+def test_alarm_words_are_escaped_as_re_escapes_them():
+    assert stop._ALARM_RE.pattern == "|".join(map(re.escape, stop._ALARM))
+
+
+@settings(max_examples=300, deadline=None)
+@given(output=text, claim_text=claim, scan=st.integers(1, 12), data=st.data())
+def test_best_line_skips_only_terms_the_output_lacks(output, claim_text, scan, data):
+    # What the FTS index says a row lacks is nowhere in its output: leaving those terms out
+    # changes nothing (stop._lacks passes only ASCII terms of rows FTS folds as lower() does).
+    lowered = output.lower()
+    absent = [t for t in stop._words(claim_text) if t.isascii() and t not in lowered]
+    lacks = frozenset(data.draw(st.lists(st.sampled_from(absent), unique=True)) if absent else [])
+    assert stop.best_line(output, claim_text, scan, lacks=lacks) == stop.best_line(output, claim_text, scan)
+
+
+def test_last_lines_of_long_outputs_whatever_their_line_lengths():
+    # _last_lines guesses how far back `count` lines reach from the last 4 KiB; a wrong guess
+    # (short lines at the end, long ones before them, "\r\n", no newline at all) costs a retry.
+    import random
+
+    rng = random.Random(7)
+    for _ in range(60):
+        parts = []
+        for block in range(rng.randint(1, 4)):
+            width = rng.choice([0, 1, 5, 70, 300, 5000])
+            sep = rng.choice(["\n", "\r\n", "\r", "\x0b", "\u2028"])
+            parts.extend("x" * rng.randint(0, width) + sep for _ in range(rng.randint(0, 400)))
+        output = "".join(parts) + rng.choice(["", "tail"])
+        for count in (1, 3, 50, 2000):
+            assert stop._last_lines(output, count) == output.splitlines()[-count:]
+
+
+@settings(max_examples=300, deadline=None)
+@given(outputs=st.lists(text, min_size=1, max_size=8), claim_text=claim, limit=st.integers(1, 4),
+       asked=st.floats(0, 1))
+def test_rank_with_the_index_is_the_reference(outputs, claim_text, limit, asked):
+    # The Stop hands rank what FTS says each ASCII term's rows are (`holds`); for terms it was
+    # not asked about, rank reads the text. Either way, the reference's order.
+    rows = [_row(n + 1, "cmd %d" % n, out) for n, out in enumerate(outputs)]
+    terms = store.terms(claim_text)
+    texts = {r["num"]: (r["command"] + "\n" + r["output"]).lower() for r in rows}
+    ascii_terms = sorted({t.lower() for t in terms if t.isascii()})
+    holds = {t: {n for n, tx in texts.items() if t in tx} for t in ascii_terms[:int(len(ascii_terms) * asked) + 1]}
+    exact = all(store._fts_exact(r) for r in rows)
+    got = [r["num"] for r in store.rank(rows, terms, limit, holds=holds)]
+    if exact:
+        assert got == reference_rank(rows, terms, limit)
+    assert got == [r["num"] for r in store.rank(rows, terms, limit)]

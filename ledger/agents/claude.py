@@ -6,7 +6,6 @@ optional, because older clients lack many of them.
 
 import os
 
-from ledger import render
 from ledger.agents import pretool_event
 
 AGENT = "claude"
@@ -40,6 +39,7 @@ def parse(payload):
 
 
 def tool_event(payload):
+    from ledger import render  # a Stop does not need it
     tool_name = payload.get("tool_name")
     tool_input = payload.get("tool_input")
     failed = payload.get("hook_event_name") == "PostToolUseFailure"

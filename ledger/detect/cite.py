@@ -15,9 +15,6 @@ copied; only the others are normalised, once per analysis. A quote found nowhere
 of every output; its near-miss search is bounded (`NEAR_MISS_CANDIDATES`, `NEAR_MISS_BYTES`).
 """
 
-import re
-import unicodedata
-
 from ..redact import redact
 from .. import diskcache
 
@@ -25,11 +22,11 @@ _ANSI = diskcache.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|
 _CURLY = str.maketrans({"\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u2033": '"',
                         "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'",
                         "\u2013": "-", "\u2014": "-", "\u2212": "-", "\u00a0": " "})
-_GUTTER = diskcache.compile(r"^[ \t]*\d+(?:\u2192|\t|\s*\|\s)", re.M)
+_GUTTER = diskcache.compile(r"^[ \t]*\d+(?:\u2192|\t|\s*\|\s)", diskcache.MULTILINE)
 _ELLIPSIS = diskcache.compile(r"\s*(?:\[\s*\.\.\.\s*\]|\(\s*\.\.\.\s*\)|\.{3,})\s*")
 _CJK = diskcache.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
 _QUOTE_FORMS = [
-    diskcache.compile(r"(`+)(.+?)\1", re.S),
+    diskcache.compile(r"(`+)(.+?)\1", diskcache.DOTALL),
     diskcache.compile(r'"([^"\n]{3,400})"'),
     diskcache.compile(r"「([^」\n]{2,400})」"),
     diskcache.compile(r"『([^』\n]{2,400})』"),
@@ -43,6 +40,8 @@ def normalize(text):
     if "\x1b" in text:
         text = _ANSI.sub("", text)
     if not text.isascii():
+        import unicodedata  # only for text that is not ASCII
+
         text = unicodedata.normalize("NFKC", text).translate(_CURLY)
         text = text.replace("\u2026", "...")
     return " ".join(text.split())
@@ -87,6 +86,7 @@ class _Side:
         self.attr = attr
         self.norm = {}
         self.plain = {}
+        self._joined = None  # (the plain entries joined by "\n", the others' indexes)
 
     def raw(self, i):
         return getattr(self.evidence[i], self.attr) or ""
@@ -109,6 +109,8 @@ class _Side:
 
     def candidates_nocase(self, token):
         """Entries (newest first, within `NEAR_MISS_BYTES`) that may hold `token`, any case."""
+        import re  # a near miss, rare: re is not loaded otherwise
+
         pat = re.compile(re.escape(token), re.IGNORECASE)
         budget = NEAR_MISS_BYTES
         for i in range(len(self.evidence) - 1, -1, -1):
@@ -129,6 +131,19 @@ class _Side:
         if self._is_plain(i) and not all(p in raw for p in probes):
             return False
         return self.contains(i, segs, patterns)
+
+    def might_hold(self, probes):
+        """The entries that may hold a quote with these probes, in order: a plain entry holds a
+        quote only if it holds every probe (see `holds`), and a probe, a run without spaces,
+        is in some plain entry exactly when it is in all of them joined by newlines."""
+        if self._joined is None:
+            plain = [i for i in range(len(self.evidence)) if self._is_plain(i)]
+            others = sorted(set(range(len(self.evidence))) - set(plain))
+            self._joined = ("\n".join(self.raw(i) for i in plain), others)
+        joined, others = self._joined
+        if all(p in joined for p in probes):
+            return range(len(self.evidence))
+        return others
 
     def contains(self, i, segs, patterns):
         """Do the segments occur, in order, in entry i (normalised)?"""
@@ -174,6 +189,8 @@ class _Pattern:
 
     def search(self, text, pos=0):
         if self.compiled is None:
+            import re
+
             self.compiled = re.compile(r"\s+".join(re.escape(t) for t in self.segment.split()))
         return self.compiled.search(text, pos)
 
@@ -237,7 +254,7 @@ class Checker:
     def _finish(self, q, probes, segs, patterns, hit):
         if hit is not None:
             ids = [self.evidence[hit].id]
-            for i in range(len(self.evidence)):
+            for i in self.inputs.might_hold(probes):
                 if all(self.inputs.holds(i, probes, [s], [p]) for s, p in zip(segs, patterns)):
                     return ("self", ids, "%s (written by the agent in %s)" % (q, self.evidence[i].id))
             return ("verified", ids, q)

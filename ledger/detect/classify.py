@@ -19,17 +19,15 @@ explains it>" (`explanation`), and a sentence naming a `defect` right after one 
 states a failure ("The second node hangs at init. NCCL_SOCKET_IFNAME points to docker0.").
 """
 
-import re
-
 from .. import diskcache
 
 ASSERTION, HYPOTHESIS, NEGATED = "assertion", "hypothesis", "negated"
 # A negated frame in a sentence like these rules a cause out even without failure words.
 _NAMES_CAUSE = diskcache.compile(r"原因|要因|犯人|元凶|真因|せい|所為|cause|culprit|blame|reason|responsible|"
-                          r"ruled?\s+out|rules\s+out|red\s+herring|\bnot\s+why\b|n't\s+why\b|関係(?:ありません|ない|なかった)|無関係|排除|除外|候補から|容疑から", re.I)
+                          r"ruled?\s+out|rules\s+out|red\s+herring|\bnot\s+why\b|n't\s+why\b|関係(?:ありません|ない|なかった)|無関係|排除|除外|候補から|容疑から", diskcache.IGNORECASE)
 _RANK = {ASSERTION: 3, NEGATED: 2, HYPOTHESIS: 1}
 # "Single-GPU eval never had this problem": a failure word under a negation is no new failure.
-_ANY_NEG = diskcache.compile(r"\b(?:not|never|no)\b|n't\b|ない|ません|なかった|なし", re.I)
+_ANY_NEG = diskcache.compile(r"\b(?:not|never|no)\b|n't\b|ない|ません|なかった|なし", diskcache.IGNORECASE)
 _REASON_END = diskcache.compile(r"(?:が|の)?(?:(?:ため|から|ので)(?:です|でした|だ|だった|である|っす|でございます)?|理由(?:です|でした|だ|である))[。.!！]?\s*$")
 # The topic は ("落ちたのは〜ためです"), not では / には / とは
 _TOPIC_WA = diskcache.compile(r"(?<![でにと])は")
@@ -258,23 +256,23 @@ def _symptom(r, lang, text):
 
 
 # A head that introduces a list ("Two issues to fix: ...") states no failure of its own.
-_LIST_INTRO = diskcache.compile(r"\b(?:to\s+\w+|following|below|remaining|left|include|includes|are|were|these)\s*$", re.I)
-_PAST_END = diskcache.compile(r"(?:\w{3}ed|hung|broke|froze|died|timed\s+out|blew\s+up)\s*$", re.I)
-_SUBJECT = diskcache.compile(r"\s*(?:the|this|that|our|my|its?|every|each)\b", re.I)
+_LIST_INTRO = diskcache.compile(r"\b(?:to\s+\w+|following|below|remaining|left|include|includes|are|were|these)\s*$", diskcache.IGNORECASE)
+_PAST_END = diskcache.compile(r"(?:\w{3}ed|hung|broke|froze|died|timed\s+out|blew\s+up)\s*$", diskcache.IGNORECASE)
+_SUBJECT = diskcache.compile(r"\s*(?:the|this|that|our|my|its?|every|each)\b", diskcache.IGNORECASE)
 # "The 4-bit model outputs gibberish": a subject, then a verb in -s, then more.
-_SUBJECT_VERB = diskcache.compile(r"^\s*(?:the|this|that|our|my|its|a|an)\s+(?:[\w.-]+\s+){0,4}?[a-z]{3,}s\s+\w", re.I)
+_SUBJECT_VERB = diskcache.compile(r"^\s*(?:the|this|that|our|my|its|a|an)\s+(?:[\w.-]+\s+){0,4}?[a-z]{3,}s\s+\w", diskcache.IGNORECASE)
 _FAILURE_NOUN = diskcache.compile(r"\b(?:timeouts?|crash(?:es)?|OOMs?|hangs?|slowdowns?|NaNs?|deadlocks?|leaks?|"
-                           r"segfaults?|spikes?|regressions?|failures?|errors?|stalls?|restarts?|5\d\ds)\b", re.I)
+                           r"segfaults?|spikes?|regressions?|failures?|errors?|stalls?|restarts?|5\d\ds)\b", diskcache.IGNORECASE)
 # "Wrong recall@10 on the retrieval benchmark — the index was built on ...": a failure named by its adjective
-_FAILURE_ADJ = diskcache.compile(r"\s*(?:wrong|bad|broken|slow|missing|garbage|flaky|corrupt(?:ed)?|stale|duplicated?|inflated|deflated|bogus|low|high)\s+\S", re.I)
+_FAILURE_ADJ = diskcache.compile(r"\s*(?:wrong|bad|broken|slow|missing|garbage|flaky|corrupt(?:ed)?|stale|duplicated?|inflated|deflated|bogus|low|high)\s+\S", diskcache.IGNORECASE)
 _LABEL_HEAD = diskcache.compile(r"\b(?:known|open|remaining|other|following|some|several|two|three|four|few|"
-                         r"list|summary|possible|potential|recent|new|old|update|status|note|question|re)\b", re.I)
-_OBSERVED_HEAD = diskcache.compile(r"\s*(?:reproduced|confirmed|measured|observed|verified|checked|profiled|benchmarked|timed|tested|saw|see)\b|.*\breproduc", re.I)
-_GENERIC_WHEN = diskcache.compile(r"\b(?:when(?:ever)?|if|in\s+case|unless|until)\s", re.I)
-_NOMINAL_CAUSE = diskcache.compile(r"\s*(?:(?:a|an|the|our|its)\s+\w|x{3,}|`)", re.I)
+                         r"list|summary|possible|potential|recent|new|old|update|status|note|question|re)\b", diskcache.IGNORECASE)
+_OBSERVED_HEAD = diskcache.compile(r"\s*(?:reproduced|confirmed|measured|observed|verified|checked|profiled|benchmarked|timed|tested|saw|see)\b|.*\breproduc", diskcache.IGNORECASE)
+_GENERIC_WHEN = diskcache.compile(r"\b(?:when(?:ever)?|if|in\s+case|unless|until)\s", diskcache.IGNORECASE)
+_NOMINAL_CAUSE = diskcache.compile(r"\s*(?:(?:a|an|the|our|its)\s+\w|x{3,}|`)", diskcache.IGNORECASE)
 _PAREN = diskcache.compile(r"\([^()]*\)")
-_OBSERVED_TAIL = diskcache.compile(r"\b(?:is|are|was|were|gets?|got)\s+(?:printed|logged|shown|displayed|reported|written|emitted)\b|\b(?:reports?|reported|shows?|showed|prints?|printed|logs?|logged)\s+(?:~|about\s+)?\d", re.I)
-_VERB_END = diskcache.compile(r"(?:\w(?:s|ed)|hung|broke|froze|died|out|up)\s*$", re.I)
+_OBSERVED_TAIL = diskcache.compile(r"\b(?:is|are|was|were|gets?|got)\s+(?:printed|logged|shown|displayed|reported|written|emitted)\b|\b(?:reports?|reported|shows?|showed|prints?|printed|logs?|logged)\s+(?:~|about\s+)?\d", diskcache.IGNORECASE)
+_VERB_END = diskcache.compile(r"(?:\w(?:s|ed)|hung|broke|froze|died|out|up)\s*$", diskcache.IGNORECASE)
 
 
 def _explanation(r, lang, text, plain):
@@ -416,7 +414,7 @@ def _assert(mode, mode_label, reason):
 
 
 _BUT = diskcache.compile(r"\bbut\b|\bhowever\b|が、|けど|けれど")
-_LOOK_BACK = diskcache.compile(r"\bwhy\b|\bhence\b|\btherefore\b", re.I)
+_LOOK_BACK = diskcache.compile(r"\bwhy\b|\bhence\b|\btherefore\b", diskcache.IGNORECASE)
 
 
 def _rationale(r, lang, text, clause, a, m):

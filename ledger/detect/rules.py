@@ -18,7 +18,6 @@ hook. It is skipped and its error is kept in `Rules.errors`, which `ledger rules
 """
 
 import os
-import re
 
 from .. import paths
 from .. import diskcache
@@ -44,6 +43,14 @@ DEFAULTS = {"min_quote_chars": 10, "min_single_token_chars": 16}
 _NEEDS_REGEX = diskcache.compile(r"\\[pPX]|\[\[:|\(\?[a-z]*V[01]")
 
 
+def _re_error():
+    """`re.error`, for an except clause (evaluated only once something was raised): this module
+    does not import `re` itself, a Stop whose regexes all come from diskcache needs none."""
+    import re
+
+    return re.error
+
+
 class RuleError(Exception):
     def __init__(self, path, where, message):
         self.path = path
@@ -61,12 +68,17 @@ def _compile(pattern, flags, cached=False):
         import regex
 
         return regex.compile(pattern, flags | regex.V0)
-    return diskcache.compile(pattern, flags) if cached else re.compile(pattern, flags)
+    if cached:
+        return diskcache.compile(pattern, flags)
+    import re
+
+    return re.compile(pattern, flags)
 
 
-# A list of at least this many patterns gets the prefilter (Matcher): below it, one search of the
-# joined alternation costs about what the prefilter would.
-_PREFILTER_FROM = 8
+# A list of at least this many patterns gets the prefilter (Matcher). Short lists gain too: their
+# entries are long (their joined programs were the biggest a Stop rebuilt from the cache), and
+# the candidates come from an index of the strings, one `in` each.
+_PREFILTER_FROM = 2
 # Texts whose matches a Matcher keeps (finditer): the sentence being classified and the parts
 # of it the classifier looks at; emptied when full, so a long message holds no more than this.
 _MEMO = 64
@@ -76,14 +88,72 @@ _MEMO = 64
 _FOLD = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"})
 
 
-def _requirement(pattern, flags):
-    """(shortest match, capturing groups, strings): every match of `pattern` holds one of the
-    lower-cased ASCII `strings` (ignoring case), or `strings` is None when the parse shows none.
-    Derived from re's own parse tree, once per pattern (kept by diskcache.needs)."""
+def _units(pattern, flags):
+    """What the prefilter knows of one pattern: a (source, shortest match, capturing groups,
+    strings) per unit it searches, `source` None for the pattern itself; every match of the unit
+    holds one of the lower-cased ASCII `strings` (ignoring case), or `strings` is None when its
+    parse shows none (`_needs`, from re's own parse tree). A pattern that is an alternation at its top ("a|b|...|z") is split into
+    its branches when each parses alone exactly as it does in the alternation (same tree, same
+    flags, no groups): a sentence is then searched only for the branches it may match, where
+    the widest entries (one holds 40 branches) cost ~100 µs a sentence whole. The branches in
+    order are what the alternation tries in order, so the list's matches are unchanged
+    (`_alternation`). Derived once per pattern, kept by diskcache.needs."""
     from re import _constants, _parser
 
     parsed = _parser.parse(pattern, flags)
-    return parsed.getwidth()[0], parsed.state.groups - 1, _needs(parsed.data, _constants)
+    whole = ((None, parsed.getwidth()[0], parsed.state.groups - 1, _needs(parsed.data, _constants)),)
+    data = parsed.data
+    if len(data) != 1 or data[0][0] is not _constants.BRANCH or parsed.state.groups != 1:
+        return whole
+    items = data[0][1][1]
+    pieces = _top_branches(pattern, flags)
+    if pieces is None or len(pieces) != len(items):
+        return whole
+    units = []
+    for piece, item in zip(pieces, items):
+        try:
+            alone = _parser.parse(piece, flags)
+        except Exception:
+            return whole
+        if (repr(alone.data) != repr(item.data) or alone.state.flags != parsed.state.flags
+                or alone.state.groups != 1):
+            return whole
+        strings = _needs(alone.data, _constants)
+        if strings is None:  # a branch every sentence may match (Japanese, say): keep it whole
+            return whole
+        units.append((piece, alone.getwidth()[0], 0, strings))
+    return tuple(units)
+
+
+def _top_branches(pattern, flags):
+    """The source of each top-level alternative of `pattern`, or None where a plain scan of the
+    source cannot tell (verbose mode, comments). `_units` checks each against re's own parse."""
+    if flags & 64 or "(?#" in pattern or "(?x" in pattern:  # re.VERBOSE
+        return None
+    pieces, depth, start, i, n = [], 0, 0, 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "[":  # a set: "]" first (after "^") is a member; it ends at the next bare "]"
+            i += 1
+            if pattern.startswith("^", i):
+                i += 1
+            if pattern.startswith("]", i):
+                i += 1
+            while i < n and pattern[i] != "]":
+                i += 2 if pattern[i] == "\\" else 1
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+        elif c == "|" and depth == 0:
+            pieces.append(pattern[start:i])
+            start = i + 1
+        i += 1
+    pieces.append(pattern[start:])
+    return pieces
 
 
 def _groups(pattern, flags):
@@ -92,14 +162,15 @@ def _groups(pattern, flags):
 
     try:
         return _parser.parse(pattern, flags).state.groups - 1
-    except re.error:
+    except _re_error():
         return -1
 
 
 def _needs(items, c):
     """Sets of strings a match of this sequence must hold one of: a run of literal characters,
-    or what a group, an alternation (one of each branch's) or a repeat at least once needs;
-    the most selective is kept. Assertions, classes and anything else need nothing."""
+    or what a group, an alternation (one of each branch's), a repeat at least once or a
+    lookahead or lookbehind needs (what it looks at is in the text too); the most selective is
+    kept. Negative assertions, classes and anything else need nothing."""
     options = []
     run = ""
     for op, av in items:
@@ -120,6 +191,8 @@ def _needs(items, c):
             found = _needs(av[2].data, c)
         elif op is getattr(c, "ATOMIC_GROUP", None):
             found = _needs(av.data, c)
+        elif op is c.ASSERT:
+            found = _needs(av[1].data, c)
         if found:
             options.append(found)
     if run:
@@ -127,6 +200,18 @@ def _needs(items, c):
     if not options:
         return None
     return max(options, key=lambda o: (min(map(len, o)), -len(o)))
+
+
+_TRIGRAMS = {}  # lowered text -> the set of its runs of three characters; emptied when full
+
+
+def _trigrams(low):
+    found = _TRIGRAMS.get(low)
+    if found is None:
+        if len(_TRIGRAMS) >= _MEMO:
+            _TRIGRAMS.clear()
+        found = _TRIGRAMS[low] = {low[i:i + 3] for i in range(len(low) - 2)}
+    return found
 
 
 def _alternation(text, pos, patterns):
@@ -160,11 +245,13 @@ class Matcher:
     of a few literal strings in any match, so a sentence holding none of a pattern's strings
     cannot match it. Only the patterns a sentence may match are searched, alone, and their
     matches combined the way the alternation would have found them (`_alternation`); when every
-    pattern may match, the alternation is searched as before. Lists whose patterns have groups
-    or can match the empty string are always searched whole.
+    pattern may match, the alternation is searched as before, and so it is when one of those
+    may match the empty string. A pattern that is an alternation at its top is prefiltered
+    branch by branch (`_units`). Lists whose patterns have groups are always searched whole.
     """
 
-    __slots__ = ("patterns", "flags", "_one", "_all", "_ready", "_needs", "_single", "_found")
+    __slots__ = ("patterns", "flags", "_one", "_all", "_ready", "_needs", "_single", "_found",
+                 "_sources", "_by_string", "_always", "_empty", "_by_start", "_short")
 
     def __init__(self, patterns, flags):
         self.patterns = list(patterns)
@@ -172,8 +259,14 @@ class Matcher:
         self._one = None
         self._all = None
         self._ready = False
-        self._needs = None
+        self._needs = None  # per unit (a pattern, or a branch of one: `_units`)
         self._single = None
+        self._sources = None
+        self._by_string = None  # each string -> the units that need it
+        self._always = None  # the units that need no string
+        self._empty = None  # the units that can match the empty string
+        self._by_start = None  # the first three characters of each string -> those strings
+        self._short = None  # the strings of one or two characters
         # finditer's answers by text: the classifier asks a list about one sentence several
         # times (the failure words, for each cue it weighs); the matches are the same each time.
         self._found = {}
@@ -192,7 +285,7 @@ class Matcher:
                         return
             try:
                 self._one = diskcache.compile(joined, self.flags)
-            except re.error:
+            except _re_error():
                 self.each()  # one bad or unjoinable pattern: fall back to the list, without it
             return
         self.each()
@@ -201,34 +294,66 @@ class Matcher:
         if isinstance(self._one, str):
             try:
                 self._one = diskcache.compile(self._one, self.flags)
-            except re.error:  # parsed but did not compile: the list, as _prepare would have
+            except _re_error():  # parsed but did not compile: the list, as _prepare would have
                 self._one = self._needs = None
                 self.each()
         return self._one
 
     def _requirements(self):
         try:
-            found = [diskcache.needs(p, self.flags, _requirement) for p in self.patterns]
+            found = [diskcache.needs(p, self.flags, _units) for p in self.patterns]
         except Exception:  # a pattern re parses differently alone: no prefilter
             return None
-        if any(f[0] <= 0 or f[1] != 0 for f in found):
-            return None
-        self._single = [None] * len(self.patterns)
-        return [f[2] for f in found]
+        sources, needs, empty = [], [], set()
+        for pattern, units in zip(self.patterns, found):
+            for source, width, groups, strings in units:
+                if groups != 0:
+                    return None
+                if width <= 0:  # "^(?=.*by design).*": searched through the joined alternation
+                    empty.add(len(sources))
+                sources.append(pattern if source is None else source)
+                needs.append(strings)
+        by_string = {}
+        for i, strings in enumerate(needs):
+            for s in strings or ():
+                by_string.setdefault(s, []).append(i)
+        self._sources = sources
+        self._single = [None] * len(sources)
+        self._by_string = by_string
+        self._always = [i for i, strings in enumerate(needs) if strings is None]
+        self._empty = empty
+        self._by_start = {}
+        for s in by_string:
+            if len(s) >= 3:
+                self._by_start.setdefault(s[:3], []).append(s)
+        self._short = [s for s in by_string if len(s) < 3]
+        return needs
 
     def _candidates(self, text):
         """The patterns `text` may match, in order, compiled; None when that is all of them."""
         if self._needs is None:
             return None
         low = (text if text.isascii() else text.translate(_FOLD)).lower()
-        keep = [i for i, strings in enumerate(self._needs)
-                if strings is None or any(map(low.__contains__, strings))]
-        if len(keep) == len(self._needs):
+        keep = set(self._always)
+        by_string = self._by_string
+        # A string the text holds starts with three characters the text holds in a row: only
+        # the strings whose start is among the text's are looked for (one `in` each).
+        by_start = self._by_start
+        for start in _trigrams(low).intersection(by_start):
+            for s in by_start[start]:
+                if s in low:
+                    keep.update(by_string[s])
+        for s in filter(low.__contains__, self._short):
+            keep.update(by_string[s])
+        if len(keep) == len(self._needs) or not self._empty.isdisjoint(keep):
+            # All of them, or one that can match the empty string (which `_alternation`, going
+            # on from the end of each match, would not step past the way finditer does).
             return None
+        keep = sorted(keep)
         try:
             for i in keep:
                 if self._single[i] is None:
-                    self._single[i] = _compile(self.patterns[i], self.flags, cached=True)
+                    self._single[i] = _compile(self._sources[i], self.flags, cached=True)
         except Exception:
             self._needs = None
             return None
@@ -318,7 +443,7 @@ class LangRules:
 
     def __init__(self, lang, packs, shared=None):
         self.lang = lang
-        flags = re.IGNORECASE
+        flags = diskcache.IGNORECASE
         if any(p.data.get("pack", {}).get("case_sensitive") for p in packs):
             flags = 0
         # Every list exists even when no pack of this language loaded, so a broken pack
@@ -328,17 +453,13 @@ class LangRules:
         for p in packs:
             for sec, keys in PATTERN_LISTS.items():
                 for key in keys:
-                    for pat in p.data.get(sec, {}).get(key, []):
-                        if pat not in merged[key]:
-                            merged[key].append(pat)
+                    _extend_unique(merged[key], p.data.get(sec, {}).get(key, []))
             for key in DEFAULTS:
                 if key in p.data.get("citation", {}):
                     scalars[key] = p.data["citation"][key]
         # Failure vocabulary crosses languages: a Japanese sentence says "OOM" and "NaN".
         for key, pats in (shared or {}).items():
-            for pat in pats:
-                if pat not in merged[key]:
-                    merged[key].append(pat)
+            _extend_unique(merged[key], pats)
         for key, pats in merged.items():
             setattr(self, key, Matcher(pats, flags))
         self.min_quote_chars = scalars["min_quote_chars"]
@@ -436,7 +557,7 @@ def _check_lists(path, label, sec, value, check_patterns):
             if check_patterns:
                 for i, pat in enumerate(v):
                     try:
-                        _compile(pat, re.IGNORECASE)
+                        _compile(pat, diskcache.IGNORECASE)
                     except Exception as e:  # re.error, regex.error
                         raise RuleError(path, f"{where}[{i}]", f"bad pattern {pat!r}: {e}")
         elif key in SCALARS.get(sec, {}):
@@ -472,7 +593,7 @@ def _merge(base, edit):
         for key, v in value.items():
             if isinstance(v, list):
                 cur = target.setdefault(key, [])
-                cur.extend(x for x in v if x not in cur)
+                _extend_unique(cur, v)
             else:
                 target[key] = v
     for sec, value in edit.get("remove", {}).items():
@@ -483,6 +604,16 @@ def _merge(base, edit):
     for k, v in edit.get("pack", {}).items():
         if k != "name":
             base.setdefault("pack", {})[k] = v
+
+
+def _extend_unique(target, items):
+    """`target.extend(x for x in items if x not in target)`, each once, without scanning the
+    list for every item (a pack's lists hold tens of patterns)."""
+    seen = set(target)
+    for x in items:
+        if x not in seen:
+            seen.add(x)
+            target.append(x)
 
 
 def build(files):

@@ -5,11 +5,10 @@ or a `due_to` flag never ends a sentence or fires a cue. Splitting works on offs
 masked text and the original stay aligned.
 """
 
-import re
 
 from .. import diskcache
 
-_INLINE = diskcache.compile(r"(`+)(.+?)\1", re.S)
+_INLINE = diskcache.compile(r"(`+)(.+?)\1", diskcache.DOTALL)
 _CJK = diskcache.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff66-\uff9f々〆ヵヶ]")
 _LATIN = diskcache.compile(r"[A-Za-z]")
 _JA_END = diskcache.compile(r"[。!?！？]+[」』)）\"']*")
@@ -21,7 +20,7 @@ _DIGIT_DOT = diskcache.compile(r"\d\.$")
 _DIGIT_NEXT = diskcache.compile(r"\s*\d")
 _ABBREV = diskcache.compile(
     r"(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|fig|figs|no|nos|mr|mrs|ms|dr|st|al|incl|resp|ca|ver|vol|eq|sec|ch|pp|ref|refs|viz|esp|min|max|avg|std|approx|est|dept|univ|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)|\b[A-Z]|\.\.)\.$",
-    re.I,
+    diskcache.IGNORECASE,
 )
 
 

@@ -5,12 +5,11 @@ leaves one line on stderr. A broken config file is the one failure the user is t
 the session itself (a systemMessage), because silently running without it would surprise them.
 """
 
-import json
 import os
-import re
+from itertools import accumulate, repeat
 
 from ledger import config as config_mod
-from ledger import diskcache, faults, guard, store, verify
+from ledger import diskcache, guard, jsonc, store, verify
 from ledger.hooks import note
 
 
@@ -29,10 +28,12 @@ def handle(event, adapter):
         message, problem = read_transcript(event["transcript_path"])
         if problem:
             note(problem + "; stop allowed")
+            from ledger import faults  # loaded where a fault is told, not by every Stop
+
             faults.add("transcript", problem, session_id=session_id, once=True)
     message = _bounded(message)
     try:
-        conn = store.connect()
+        conn = store.connect(cache_kib=STOP_CACHE_KIB)
     except Exception as exc:
         from ledger.hooks import fault
 
@@ -53,6 +54,9 @@ def handle(event, adapter):
         conn.close()
     return _output(adapter, verdict, session_id)
 
+
+# SQLite's page cache for the Stop's connection (store.connect): it reads each page about once.
+STOP_CACHE_KIB = 512
 
 # Final answers are a few KB; a message past this is judged on its head and tail (where a
 # diagnosis sits), so the hook finishes well inside the agent's hook timeout.
@@ -76,6 +80,8 @@ def _output(adapter, verdict, session_id):
     next stop that is allowed.
     """
     if verdict.decision != "block":
+        from ledger import faults
+
         try:
             waiting = faults.pending(session_id)
         except Exception:
@@ -125,7 +131,7 @@ def _tail_is_partial(path, window=1024 * 1024):
     if not last.strip():
         return False
     try:
-        json.loads(last)
+        jsonc.loads(last)
     except ValueError:
         return True
     return False
@@ -166,6 +172,8 @@ def judge(conn, event, session_id, message, config, project_dir, checkpoint=None
     if untrusted:
         detail = "session %s: %s" % (session_id, "; ".join(p.detail for p in problems)[:400])
         note("ignored evidence that failed the integrity check: " + detail)
+        from ledger import faults
+
         faults.add("tampered", detail, session_id=session_id, once=True)
     # What the next Stop may take as checked: this session's newest entry, when nothing failed.
     checkpoint[:] = [rows[-1]["num"], rows[-1]["hash"]] if rows and not problems else []
@@ -193,30 +201,48 @@ def judge(conn, event, session_id, message, config, project_dir, checkpoint=None
         hits = store.rank([r for r in rows if r["num"] in nums], words, 3, folded, holds=holds)
         if not hits:  # nothing shares a term: point at the latest failures, then the latest calls
             hits = sorted(rows, key=lambda r: (not r["failed"], -r["num"]))[:3]
-        return [(h["id"], _summary(h, claim.text)) for h in hits]
+        # The terms FTS says a row lacks are in no line of its output: best_line need not look
+        # for them (a 1 MiB log's last 2000 lines are 140 KB, 60 us a term).
+        return [(h["id"], _summary(h, claim.text, _lacks(h, holds))) for h in hits]
 
     verdict = guard.decide(report, config, blocks_so_far=blocks, related=related,
                            ignored_evidence=untrusted)
     return verdict, report, blocks
 
 
-def _summary(row, claim_text=""):
+def _lacks(row, holds):
+    """The lower-cased ASCII terms `row` holds nowhere in its command or output, by the FTS
+    index (`holds`: term -> numbers of the rows holding it), where its folding is lower()'s."""
+    if not holds or not store._fts_exact(row):
+        return frozenset()
+    num = row["num"]
+    return frozenset(t for t, nums in holds.items() if num not in nums)
+
+
+def _summary(row, claim_text="", lacks=frozenset()):
     status = "exit %s" % row["exit_code"] if row["exit_code"] not in (None, 0) else ("failed" if row["failed"] else "ok")
     target = row["command"] or row["tool_name"] or ""
     return "%s: %s (%s) -> %s" % (row["tool_name"] or "tool", target, status,
-                                  best_line(row["output"] or "", claim_text))
+                                  best_line(row["output"] or "", claim_text, lacks=lacks))
 
 
 # Words that make a line worth showing even when it shares no term with the claim.
 _ALARM = ("nan", "inf", "error", "exception", "traceback", "killed", "oom", "out of memory",
           "fail", "timeout", "timed out", "fatal", "panic", "segmentation", "abort", "エラー", "失敗")
-_ALARM_RE = diskcache.compile("|".join(map(re.escape, _ALARM)))
+# re.escape(word) for each: only the spaces need a backslash (tests/test_suggestions.py).
+_ALARM_RE = diskcache.compile("|".join(w.replace(" ", "\\ ") for w in _ALARM))
+_ALARM_LETTERS = [(w, tuple(sorted(set(w)))) for w in _ALARM]
 
 
-def best_line(output, claim_text, scan=2000):
+def best_line(output, claim_text, scan=2000, lacks=frozenset()):
     """The output line the agent most likely needs: most terms shared with the claim, then an
-    alarm word, then the last line. Quoting it verbatim is what the guard accepts."""
+    alarm word, then the last line. Quoting it verbatim is what the guard accepts.
+
+    `lacks`: lower-cased terms known to be nowhere in `output` (see _lacks); a line cannot hold
+    them, so they are not looked for. The line is the same either way."""
     terms = {t for t in _words(claim_text) if len(t) >= 3}
+    if lacks:
+        terms -= lacks
     lines = _last_lines(output, scan)
     block = "\n".join(lines)
     if block.isascii():
@@ -253,45 +279,72 @@ def _best_ascii_line(lines, lowered_block, terms):
     """`best_line` for ASCII lines (`lowered_block`: them joined by "\n", lowered): the same line.
 
     Lowering ASCII works character by character, so the block split at "\n" gives each line
-    lowered. A term or an alarm word the block does not hold is in none of its lines: each line
-    is asked only about the terms the block holds, and when it holds no alarm word no line can
-    score the 2 for one, which tightens the bound that passes lines over (a log whose every line
-    holds "step" then splits a few lines into words, not all of them). No line can score more
-    than that 2 and 4 per term held; a line that does ends the search.
+    lowered, and neither a term nor an alarm word holds a "\n": the lines that hold a term, or
+    an alarm word, are found by searching the whole block (in C), not line by line. Only those
+    lines can score above 0 (2 for an alarm word, 4 per term that is one of its words, a term
+    that is a word being a term it holds); they are scored from the highest bound down, latest
+    first, until no line left can beat the best. Every other line scores 0, so when no line
+    scores more the latest line that is not blank is the one (a 1 MiB log whose every line holds
+    "step" splits one or two lines into words, not two thousand).
     """
-    present = [t for t in terms if t in lowered_block]
-    alarm = 2 if any(map(lowered_block.__contains__, _ALARM)) else 0
-    top = alarm + 4 * len(present)
-    lowered_lines = lowered_block.split("\n")
-    best, best_score = "", -1
-    for i in range(len(lines) - 1, -1, -1):
-        lowered = lowered_lines[i]
-        held = sum(map(lowered.__contains__, present)) if present else 0
-        if alarm + 4 * held <= best_score:
-            continue
+    held = {}  # line index -> its bound: 4 per term it holds, 2 for an alarm word
+    # A word is looked for (a scan of the block, ~60 us for a 1 MiB log's 140 KB) only when the
+    # block holds each of its letters: a one-character search stops at the first one, and the
+    # one a block lacks ("x" of "exception" in a training log) rules the word out in a memchr.
+    for term in terms:
+        if _letters_in(lowered_block, term) and term in lowered_block:
+            for i in _lines_holding(lowered_block.split(term)):
+                held[i] = held.get(i, 0) + 4
+    alarmed = set()  # the lines _ALARM_RE finds a match in: those holding one of its words
+    for word, letters in _ALARM_LETTERS:
+        if all(map(lowered_block.__contains__, letters)) and word in lowered_block:
+            alarmed.update(_lines_holding(lowered_block.split(word)))
+    for i in alarmed:
+        held[i] = held.get(i, 0) + 2
+    best, best_score, best_at = "", 0, -1
+    # Highest bound first, then latest: a line whose bound and index are below the best's can
+    # neither beat its score nor tie it later in the output.
+    for bound, i in sorted(zip(held.values(), held), reverse=True):
+        if (bound, i) < (best_score, best_at):
+            break
         stripped = lines[i].strip()
-        if not stripped:
-            continue
-        score = 2 if alarm and _ALARM_RE.search(lowered) else 0
-        if held:
-            if score + 4 * held <= best_score:
-                continue
+        score = 2 if i in alarmed else 0
+        if bound > score:
             score += 4 * len(terms.intersection(_words(stripped.lower())))
-        if score > best_score:
-            best, best_score = stripped, score
-            if best_score >= top:
-                break
-    return best[:200]
+        if score and (score, i) > (best_score, best_at):
+            best, best_score, best_at = stripped, score, i
+    if best_score:
+        return best[:200]
+    for i in range(len(lines) - 1, -1, -1):
+        stripped = lines[i].strip()
+        if stripped:
+            return stripped[:200]
+    return ""
+
+
+def _letters_in(block, word):
+    return all(map(block.__contains__, set(word)))
+
+
+def _lines_holding(parts):
+    """The indexes of the lines that hold a match, from the block split at each match (a match
+    holds no "\n"): match k sits on the line after the "\n"s of the first k + 1 parts."""
+    return set(accumulate(map(str.count, parts[:-1], repeat("\n"))))
 
 
 def _last_lines(text, count):
     """`text.splitlines()[-count:]` without splitting all of a 1 MiB output to keep its end."""
     size = 128 * count
+    if len(text) > size:
+        # As far back as the last 4 KiB's lines say `count` lines reach, and a fifth more: a log
+        # of 70-character lines is not sliced and split twice as far back as it needs.
+        tail = text[-4096:]
+        size = min(size, int(len(tail) / (tail.count("\n") + 1) * (count + 1) * 1.2) + 256)
     while size < len(text):
         lines = text[-size:].splitlines()
         if len(lines) > count:  # the first may be cut short (or be the "\n" of a "\r\n"); not kept
             return lines[-count:]
-        size *= 4
+        size *= 2
     return text.splitlines()[-count:]
 
 
