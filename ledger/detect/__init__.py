@@ -200,13 +200,15 @@ def analyze(message, evidence=None, rules=None):
             continue
         if b.kind not in ("para", "item", "row"):
             continue
+        list_mode = None
         if b.kind == "para" and _LIST_HEAD.search(b.text) and "\n" not in b.text.strip() \
-                and bi + 1 < len(blocks) and blocks[bi + 1].kind == "item" \
-                and _heading_mode(rules.for_lang, _last_sentence(b.text).rstrip(" :：")) in ("hypothesis", "observation", "assertion"):
+                and bi + 1 < len(blocks) and blocks[bi + 1].kind == "item":
+            list_mode = _heading_mode(rules.for_lang, _last_sentence(b.text).rstrip(" :："))
+        if list_mode:
             # "Here is my plan for the evaluation harness:" heads the list under it, as a heading would.
             while stack and stack[-1][0] >= 7:
                 stack.pop()
-            stack.append((7, _heading_mode(rules.for_lang, _last_sentence(b.text).rstrip(" :：")), b.text.strip(" *_:：")))
+            stack.append((7, list_mode, b.text.strip(" *_:：")))
             first_group = True
             continue
         mode, label = None, None

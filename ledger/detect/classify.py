@@ -95,11 +95,6 @@ def _clauses(r, text):
     return [(cuts[k], cuts[k + 1]) for k in range(len(cuts) - 1) if cuts[k + 1] > cuts[k]]
 
 
-def _clause_start(r, text, pos):
-    """Where the clause holding `pos` starts (after the last clause break before it)."""
-    return max((m.end() for m in r.clause_break.finditer(text) if m.end() <= pos), default=0)
-
-
 def _clause_at(clauses, pos):
     for a, b in clauses:
         if a <= pos < b:
@@ -148,16 +143,17 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
         failure = "(%s section)" % (mode_label or mode)
 
     cues = []
-    # 「X は関係ないと思います。torch.load でも落ちるためです。」: a reason right after a ruled-out
-    # cause is why it was ruled out
-    ruled_out_reason = bool(lang == "ja" and prev_plain and r.negated.search(prev_plain)
-                            and _REASON_END.search(text) and not _TOPIC_WA.search(text))
-    # 「リトライ処理を追加しました。夜中に止まるのを避けるためです。」: the motive of the change
-    if (lang == "ja" and not ruled_out_reason and prev_plain and not own_failure
-            and ((r.own_action and r.own_action.search(prev_plain)) or r.rationale.search(prev_plain))
-            and _REASON_END.search(text) and not _TOPIC_WA.search(text)
-            and not (r.defect and r.defect.search(text))):
-        ruled_out_reason = True
+    clauses = _clauses(r, text)
+    # A Japanese sentence that is only a reason (「〜ためです」, no topic は) gives the reason for
+    # the sentence before it. After a ruled-out cause that is why it was ruled out (「X は関係ない
+    # と思います。torch.load でも落ちるためです。」); after the agent's own change, with no failure or
+    # defect of its own, the change's motive (「リトライ処理を追加しました。夜中に止まるのを避ける
+    # ためです。」). Neither is a diagnosis.
+    reason_for_prev = bool(
+        lang == "ja" and prev_plain and _REASON_END.search(text) and not _TOPIC_WA.search(text)
+        and (r.negated.search(prev_plain)
+             or (not own_failure and not (r.defect and r.defect.search(text))
+                 and ((r.own_action and r.own_action.search(prev_plain)) or r.rationale.search(prev_plain)))))
     for m in r.cause_frame.finditer(text):
         # 「...からです」「...ためです」 gives a reason; it is a diagnosis only when a failure is
         # in this sentence or the one before (「落ちました。メモリ不足のためです。」), not for a
@@ -165,7 +161,7 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
         if _REASON_END.match(m.group(0)) and not text[:m.start()].endswith(("それ", "これ")) and (
                 # 「warmup を 2000 にしたのは〜ためです」: the reason for the agent's own choice
                 r.rationale.search(text[:m.start()])
-                or ruled_out_reason
+                or reason_for_prev
                 # 「BGR のまま返していて〜ためです」 names a defect: a diagnosis even with no failure word
                 or (not _TOPIC_WA.search(text, 0, m.start()) and not (r.defect and r.defect.search(text))
                     and not (failure or (prev_plain and failure_term(r, prev_plain))))):
@@ -185,9 +181,9 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
             # 「遅くなりますが、メモリに余裕ができるのでバッチを倍にできます」: a Japanese reason
             # attaches to the predicate after it; a failure in an earlier clause, across a
             # break, is not what it explains.
-            if lang == "ja" and own_failure and not failure_term(r, plain[_clause_start(r, text, m.start()):]):
+            if lang == "ja" and own_failure and not failure_term(r, plain[_clause_at(clauses, m.start())[0]:]):
                 continue
-            if ruled_out_reason:
+            if reason_for_prev:
                 continue
             cues.append(("connective", m))
     # "X, so Y" / "therefore Y": Y must be the failure ("The run crashed, so the checkpoint at
@@ -212,7 +208,6 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
     for m in r.negated.finditer(text):
         if failure or _NAMES_CAUSE.search(text):
             cues.append(("negated", m))
-    clauses = _clauses(r, text)
     pseudo = _spans(r.pseudo_negation.finditer(text)) if r.pseudo_negation else []
     best = None
     for tier, m in sorted(cues, key=lambda c: c[1].start()):
@@ -425,7 +420,8 @@ def _rationale(r, lang, text, clause, a, m):
         # Japanese puts the main clause (the action) after the connective.
         return r.rationale.search(text, m.end()) is not None
     head = text[a:m.start()]
-    if _LOOK_BACK.search(m.group(0)) and failure_term(r, text[m.end():]):
+    look_back = _LOOK_BACK.search(m.group(0))
+    if look_back and failure_term(r, text[m.end():]):
         # "The wheel we pinned lacks gfx942 kernels, which is why every conv fails": what a
         # look-back connective explains is a failure, so the clause before it is its cause
         return False
@@ -433,7 +429,7 @@ def _rationale(r, lang, text, clause, a, m):
         return True
     # "That is why I deleted it", "hence we pinned it": what follows a look-back connective is
     # the agent's own action, the effect of the diagnosis, not a cause.
-    if _LOOK_BACK.search(m.group(0)) and ((r.own_action and r.own_action.search(text[m.end():]))
+    if look_back and ((r.own_action and r.own_action.search(text[m.end():]))
                                           or r.rationale.search(text, m.end())
                                           # "That's why you need to call set_epoch()": advice
                                           or r.instruction.search(text[m.end():])):

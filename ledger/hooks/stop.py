@@ -231,7 +231,7 @@ _ALARM = ("nan", "inf", "error", "exception", "traceback", "killed", "oom", "out
           "fail", "timeout", "timed out", "fatal", "panic", "segmentation", "abort", "エラー", "失敗")
 # re.escape(word) for each: only the spaces need a backslash (tests/test_suggestions.py).
 _ALARM_RE = diskcache.compile("|".join(w.replace(" ", "\\ ") for w in _ALARM))
-_ALARM_LETTERS = [(w, tuple(sorted(set(w)))) for w in _ALARM]
+_ALARM_LETTERS = [(w, frozenset(w)) for w in _ALARM]
 
 
 def best_line(output, claim_text, scan=2000, lacks=frozenset()):
@@ -292,12 +292,12 @@ def _best_ascii_line(lines, lowered_block, terms):
     # block holds each of its letters: a one-character search stops at the first one, and the
     # one a block lacks ("x" of "exception" in a training log) rules the word out in a memchr.
     for term in terms:
-        if _letters_in(lowered_block, term) and term in lowered_block:
+        if _letters_in(lowered_block, set(term)) and term in lowered_block:
             for i in _lines_holding(lowered_block.split(term)):
                 held[i] = held.get(i, 0) + 4
     alarmed = set()  # the lines _ALARM_RE finds a match in: those holding one of its words
     for word, letters in _ALARM_LETTERS:
-        if all(map(lowered_block.__contains__, letters)) and word in lowered_block:
+        if _letters_in(lowered_block, letters) and word in lowered_block:
             alarmed.update(_lines_holding(lowered_block.split(word)))
     for i in alarmed:
         held[i] = held.get(i, 0) + 2
@@ -322,8 +322,8 @@ def _best_ascii_line(lines, lowered_block, terms):
     return ""
 
 
-def _letters_in(block, word):
-    return all(map(block.__contains__, set(word)))
+def _letters_in(block, letters):
+    return all(map(block.__contains__, letters))
 
 
 def _lines_holding(parts):
