@@ -246,7 +246,8 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--errors", action="store_true", help="print every item the detector gets wrong")
     p.add_argument("--json", action="store_true")
-    p.add_argument("--split", choices=("dev", "heldout", "fresh", "blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7", "blind8", "blind9", "blind10", "blind11", "blind12", "blind13", "blind14", "blind15", "blind16", "blind17", "blind18", "blind19", "real"),
+    p.add_argument("--split", choices=sorted({split for _, split in corpus_files(blind=True)} | {"real"},
+                                           key=lambda s: (s.rstrip("0123456789"), int("0" + s[len(s.rstrip("0123456789")):]))),
                    help="only this split's errors (a split outside the default report is added to it)")
     args = p.parse_args(argv)
     results = run(blind=True)

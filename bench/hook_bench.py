@@ -3,9 +3,10 @@
     python3 bench/hook_bench.py            # 30 rounds
     python3 bench/hook_bench.py -n 100
 
-Each round runs, in turn: the bare interpreter (`python -c pass`), the installed console script
-(`ledger-hook claude`) and `python -m ledger.hooks claude`, each with a real PostToolUse payload
-on stdin, writing into a throwaway ledger. Interleaving means a busy neighbour slows all three
+Each round runs, in turn: the bare interpreter (`python -c pass`), the command `ledger install`
+writes (`python .../ledger/hooks/entry.py claude`), the console script (`ledger-hook claude`) and
+`python -m ledger.hooks claude` (what earlier versions installed), each with a real PostToolUse
+payload on stdin, writing into a throwaway ledger. Interleaving means a busy neighbour slows all three
 alike, so the ratio of medians holds up on a shared machine even when the absolute times don't.
 
 The interpreter is this one (sys.executable), not whatever `python3` resolves to on PATH: a
@@ -75,14 +76,14 @@ def main():
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     data = json.dumps(PAYLOAD).encode()
 
+    entry = os.path.join(REPO, "ledger", "hooks", "entry.py")
     commands = {"python -c pass": [sys.executable, "-c", "pass"],
+                "python entry.py claude (installed)": [sys.executable, entry, "claude"],
                 "python -m ledger.hooks claude": [sys.executable, "-m", "ledger.hooks", "claude"]}
     # The same pair without site: a machine whose .pth files import a lot at start-up (this one
     # may) inflates `python -c pass` and flatters the ratio; -S shows the hook's own cost.
-    hook_s = ("import sys; sys.argv = ['ledger-hook', 'claude']; from ledger.hooks import run; run()")
     commands["python -S -c pass"] = [sys.executable, "-S", "-c", "pass"]
-    commands["python -S (hook)"] = [sys.executable, "-S", "-c",
-                                    "import sys; sys.path.insert(0, %r); %s" % (REPO, hook_s)]
+    commands["python -S (hook)"] = [sys.executable, "-S", entry, "claude"]
     script = console_script()
     if script:
         commands["ledger-hook claude"] = [script, "claude"]

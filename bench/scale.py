@@ -468,9 +468,10 @@ def main():
             Command("python -S -c pass", [py, "-S", "-c", "pass"], base_env, group="base"),
         ]
         post_out = log_tail(random.Random(3), 40)
-        hook = [py, "-m", "ledger.hooks", "claude"]
-        hook_s = [py, "-S", "-c", "import sys; sys.path.insert(0, %r); sys.argv = ['ledger-hook', 'claude']; "
-                  "from ledger.hooks import run; run()" % REPO]
+        # What `ledger install` writes: the interpreter running ledger/hooks/entry.py by path.
+        entry = os.path.join(REPO, "ledger", "hooks", "entry.py")
+        hook = [py, entry, "claude"]
+        hook_s = [py, "-S", entry, "claude"]
         for n in (sizes[0], sizes[-1]) if len(sizes) > 1 else sizes:
             env = dict(base_env, LEDGER_DB=ledgers[n][0])
             commands.append(Command("PostToolUse @ %s" % human(n), hook, env, post_payload(post_out), "post"))
@@ -487,6 +488,11 @@ def main():
             path, sid, _ = ledgers[n]
             env = dict(base_env, LEDGER_DB=path)
             commands.append(Command("Stop @ %s" % human(n), hook, env, stop_payload(sid, message), "stop", fresh_turn=True))
+        # Settings written by versions before 0.1.0's entry file start the hook with `-m`.
+        path, sid, _ = ledgers[sizes[-1]]
+        commands.append(Command("Stop @ %s, `python -m ledger.hooks`" % human(sizes[-1]),
+                                [py, "-m", "ledger.hooks", "claude"], dict(base_env, LEDGER_DB=path),
+                                stop_payload(sid, message), "stop", fresh_turn=True))
         for mb, tpath in transcripts.items():
             env = dict(base_env, LEDGER_DB=small_path)
             commands.append(Command("Stop, transcript %g MB" % mb, hook, env, stop_payload(small_sid, transcript=tpath),

@@ -13,6 +13,8 @@ import tempfile
 
 import click
 
+from ledger import hooks
+
 SESSION = "demo-0f3c2a"
 PROMPT_ID = "demo-prompt-1"
 
@@ -76,7 +78,7 @@ def steps():
 
 def hook(data, env):
     return subprocess.run(
-        [sys.executable, "-m", "ledger.hooks", "claude"], input=json.dumps(data).encode(),
+        hooks.command("claude"), input=json.dumps(data).encode(),
         env=env, capture_output=True, timeout=60,
     )
 

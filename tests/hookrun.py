@@ -8,7 +8,8 @@ import json
 import os
 import sqlite3
 import subprocess
-import sys
+
+import ledger.hooks
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # CI clones the repo with a copy of shared/ beside it; the captures are read from there, never
@@ -41,7 +42,7 @@ def run_hook(payload, agent="claude", env=None, timeout=60):
     else:
         data = json.dumps(payload).encode("utf-8")
     return subprocess.run(
-        [sys.executable, "-m", "ledger.hooks", agent],
+        ledger.hooks.command(agent),
         input=data,
         capture_output=True,
         env=hook_env(**(env or {})),

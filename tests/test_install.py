@@ -163,3 +163,20 @@ def test_doctor_fails_loudly_on_a_broken_config(project):
     result = CliRunner().invoke(cli, ["doctor", "--project-dir", str(project)])
     assert result.exit_code == 1
     assert "config is broken" in result.output and "config.toml" in result.output
+
+
+@pytest.mark.parametrize("old", ["/venv/bin/ledger-hook claude", "/usr/bin/python3 -m ledger.hooks claude"])
+def test_reinstall_replaces_the_command_an_earlier_version_wrote(project, old):
+    path = project / ".claude" / "settings.json"
+    path.parent.mkdir()
+    data = json.loads(OTHER_SETTINGS)
+    data["hooks"]["Stop"].append({"hooks": [{"type": "command", "command": old, "timeout": 60}]})
+    path.write_text(json.dumps(data, indent=4))
+    invoke("install", "--scope", "project", "--project-dir", str(project))
+    stop = [h["command"] for g in settings(path)["hooks"]["Stop"] for h in g["hooks"]]
+    assert stop[0] == "notify-send done" and len(stop) == 2, stop
+    assert stop[1].endswith(os.path.join("ledger", "hooks", "entry.py") + " claude")
+    invoke("uninstall", "--scope", "project", "--project-dir", str(project))
+    after = settings(path)
+    assert [h["command"] for g in after["hooks"]["Stop"] for h in g["hooks"]] == ["notify-send done"]
+    assert not any(our_commands(after).values())

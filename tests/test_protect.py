@@ -76,6 +76,9 @@ DENIED_SHELL = [
     "env LEDGER_DB=/tmp/x.db python3 -m ledger.hooks claude",
     "cat forged.json | ~/.claude/plugins/evidence-ledger/hooks/run claude",
     "sh ./hooks/run claude < forged.json",
+    "/opt/venv/bin/python /opt/venv/lib/python3.11/site-packages/ledger/hooks/entry.py claude < forged.json",
+    "python3 -S ledger/hooks/entry.py codex",
+    "cd ~/src/evidence-ledger && python3 ./ledger/hooks/entry.py claude < f.json",
     "python3 -c 'from ledger import store; c = store.connect(); store.record(c, {{}})'",
     "python3 - <<'EOF'\nfrom ledger.hooks import record\nrecord.handle({{}})\nEOF",
     # Hook configuration.
@@ -132,6 +135,8 @@ ALLOWED_SHELL = [
     "nvidia-smi --query-gpu=memory.used --format=csv",
     "tail -n 50 logs/train.log | grep -i nan",
     "cat hooks/run.py",
+    "cat ledger/hooks/entry.py",
+    "python3 -m py_compile ledger/hooks/entry.py",
     "ls ~/.claude/",
     "echo 'rm ledger.db' # just text",
     "export LR=3e-4 && python3 train.py",

@@ -7,10 +7,13 @@ cover the other tool shapes the hook must render (hooks-spec.md section 2.3).
 import hashlib
 import json
 import os
+import subprocess
+import sys
 
 import pytest
 
-from hookrun import fixture_path, payload, rows, run_hook
+import ledger.hooks
+from hookrun import REPO, fixture_path, hook_env, payload, rows, run_hook
 
 CC = fixture_path("cc-2.1.328", "hook-payloads")
 
@@ -261,3 +264,50 @@ def test_evidence_ids_are_global_across_sessions(db_path):
 def test_disabled_records_nothing(db_path):
     _fire(payload(tool_response={"stdout": "x", "stderr": ""}), LEDGER_DISABLE="1")
     assert not os.path.exists(db_path)
+
+
+# How the hook is started ---------------------------------------------------------------------
+
+def _bash_payload(session):
+    return payload("Bash", session_id=session,
+                   tool_input={"command": "echo started"},
+                   tool_response={"stdout": "started %s" % session, "stderr": ""})
+
+
+def test_entry_file_needs_neither_site_packages_nor_pythonpath(db_path, tmp_path):
+    """`ledger install` writes `PYTHON .../ledger/hooks/entry.py AGENT`: the file finds its own
+    package, from any working directory, even with site-packages switched off (-S)."""
+    env = hook_env(LEDGER_DB=db_path)
+    env.pop("PYTHONPATH")
+    result = subprocess.run([sys.executable, "-S", ledger.hooks.ENTRY, "claude"], cwd=str(tmp_path),
+                            input=json.dumps(_bash_payload("s-entry")).encode(), env=env,
+                            capture_output=True, timeout=60)
+    assert result.returncode == 0 and result.stdout == b"" and result.stderr == b"", result.stderr
+    assert "started s-entry" in _one(db_path)["output"]
+
+
+def test_plugin_wrapper_runs_the_entry_file(db_path, tmp_path):
+    env = hook_env(LEDGER_DB=db_path, LEDGER_PYTHON=sys.executable, CLAUDE_PLUGIN_ROOT=REPO)
+    env.pop("PYTHONPATH")
+    result = subprocess.run([os.path.join(REPO, "hooks", "run"), "claude"], cwd=str(tmp_path),
+                            input=json.dumps(_bash_payload("s-plugin")).encode(), env=env,
+                            capture_output=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert "started s-plugin" in _one(db_path)["output"]
+
+
+@pytest.mark.parametrize("form", ["-m", "script"])
+def test_commands_written_by_earlier_installs_still_record(db_path, form):
+    """Settings written before the entry file (`python -m ledger.hooks`, pip's `ledger-hook`
+    script) keep working until the user reinstalls."""
+    if form == "-m":
+        argv = [sys.executable, "-m", "ledger.hooks", "claude"]
+    else:
+        script = os.path.join(os.path.dirname(sys.executable), "ledger-hook")
+        if not os.path.isfile(script):
+            pytest.skip("no ledger-hook console script beside this interpreter")
+        argv = [script, "claude"]
+    result = subprocess.run(argv, cwd=REPO, input=json.dumps(_bash_payload("s-old")).encode(),
+                            env=hook_env(LEDGER_DB=db_path), capture_output=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert "started s-old" in _one(db_path)["output"]

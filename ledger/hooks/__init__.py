@@ -13,6 +13,14 @@ from ledger import jsonc
 
 USAGE = "usage: ledger-hook {claude|codex|gemini}  (reads one hook payload as JSON on stdin)"
 
+# The file installed hooks run by path (see entry.py for why not `-m` or a console script).
+ENTRY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "entry.py")
+
+
+def command(agent, python=None):
+    """The argv of the hook process for AGENT, as `ledger install` writes it."""
+    return [python or sys.executable, ENTRY, agent]
+
 
 def note(message):
     """One line on stderr: the agents show it in their logs, never to the model."""

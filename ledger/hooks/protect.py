@@ -32,7 +32,7 @@ HOOK_CONFIGS = (
 )
 # Our own config can switch blocking off (mode = "monitor") or weaken the rules.
 GUARD_CONFIG_DIR = ".evidence-ledger"
-MARKERS = ("ledger-hook", "ledger.hooks", "hooks/run")
+MARKERS = ("ledger-hook", "ledger.hooks", "hooks/run", "hooks/entry.py")
 
 PREFIXES = ("sudo", "env", "exec", "nohup", "time", "command", "builtin", "nice", "ionice",
             "stdbuf", "timeout", "xargs", "doas", "chronic")
@@ -210,6 +210,25 @@ def _weakens_config(tool_name, tool_input, path):
     return False
 
 
+def _script_of(args):
+    """The script an interpreter's arguments run, or "" (`-c`, `-m`, stdin)."""
+    args = iter(args)
+    for arg in args:
+        if arg in ("-c", "-m") or arg.startswith(("-c", "-m")) and not arg.startswith("--"):
+            return ""
+        if arg in ("-W", "-X"):
+            next(args, None)
+        elif arg == "-" or not arg.startswith("-"):
+            return arg
+    return ""
+
+
+def _is_hook_file(word):
+    """The plugin's wrapper or the file installed hooks run (`python .../ledger/hooks/entry.py`)."""
+    word = word.replace(os.sep, "/")
+    return word.endswith("hooks/run") or word.endswith("hooks/entry.py")
+
+
 def _lost_markers(current, new):
     return any(m in current and m not in new for m in MARKERS) or \
         current.count("ledger") > new.count("ledger") and any(m in current for m in MARKERS)
@@ -322,7 +341,7 @@ class Shell:
             if args:
                 self.cwd = _norm(args[0], self.cwd)
             return None
-        if program == "ledger-hook" or words[0].replace(os.sep, "/").endswith("hooks/run"):
+        if program == "ledger-hook" or _is_hook_file(words[0]):
             return _msg("runs the ledger's recording hook by hand (that forges evidence)")
         if program in ("ledger",) or (INTERPRETERS.match(program) and args[:2] == ["-m", "ledger"]):
             sub = args[2:] if program != "ledger" else args
@@ -346,6 +365,8 @@ class Shell:
         return None
 
     def _check_interpreter(self, program, args):
+        if _is_hook_file(_script_of(args)):
+            return _msg("runs the ledger's recording hook by hand (that forges evidence)")
         if "-m" in args:
             module = args[args.index("-m") + 1] if args.index("-m") + 1 < len(args) else ""
             if module.startswith("ledger.hooks") or module.startswith("ledger.store"):
@@ -367,7 +388,7 @@ class Shell:
             if index + 1 < len(args):
                 return Shell(self.cwd, self.depth + 1).check(args[index + 1])
         for arg in args:
-            if not arg.startswith("-") and arg.replace(os.sep, "/").endswith("hooks/run"):
+            if not arg.startswith("-") and _is_hook_file(arg):
                 return _msg("runs the ledger's recording hook by hand (that forges evidence)")
         return None
 

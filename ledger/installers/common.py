@@ -9,7 +9,6 @@ import json
 import os
 import shlex
 import shutil
-import sys
 
 MARK = "ledger-hook"
 BACKUP_SUFFIX = ".evidence-ledger.bak"
@@ -20,18 +19,23 @@ class InstallError(Exception):
 
 
 def hook_command(agent):
-    """An absolute command for the hook, so it runs whatever PATH the agent has."""
-    script = os.path.join(os.path.dirname(sys.executable), "ledger-hook")
-    if not os.path.isfile(script):
-        script = shutil.which("ledger-hook") or ""
-    if script:
-        return "%s %s" % (shlex.quote(os.path.abspath(script)), agent)
-    return "%s -m ledger.hooks %s" % (shlex.quote(sys.executable), agent)
+    """An absolute command for the hook, so it runs whatever PATH the agent has.
+
+    The interpreter runs ledger/hooks/entry.py by path: ~4 ms cheaper per tool call than
+    `python -m ledger.hooks` or pip's `ledger-hook` script (see that file).
+    """
+    from ledger import hooks
+
+    return shlex.join(hooks.command(agent))
+
+
+# What our hook commands look like, old and new: uninstall and upgrades must find all of them.
+OUR_COMMANDS = (MARK, "ledger.hooks", os.path.join("ledger", "hooks", "entry.py"))
 
 
 def is_ours(handler):
     command = handler.get("command") if isinstance(handler, dict) else None
-    return isinstance(command, str) and (MARK in command or "ledger.hooks" in command)
+    return isinstance(command, str) and any(mark in command for mark in OUR_COMMANDS)
 
 
 def read_json(path):
@@ -167,8 +171,11 @@ def uninstall_settings(path):
     orig = path + BACKUP_SUFFIX + ".orig"
     if os.path.exists(orig):
         saved, _ = read_json(orig)
+        # A snapshot holding hooks of ours (an earlier version's command) cannot be restored as
+        # it is: that would put them back.
+        clean = not installed_events(saved)
         remove_hooks(saved)
-        if saved == data:
+        if saved == data and clean:
             shutil.copyfile(path, path + BACKUP_SUFFIX)
             shutil.copyfile(orig, path)
             os.remove(orig)

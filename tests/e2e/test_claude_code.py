@@ -81,7 +81,7 @@ def installed(session):
         hooks = json.load(f).get("hooks", {})
     for event in ("PostToolUse", "PostToolUseFailure", "Stop", "SubagentStop"):
         commands = [h.get("command", "") for group in hooks.get(event, []) for h in group.get("hooks", [])]
-        ours = [c for c in commands if "ledger-hook" in c or "ledger.hooks" in c]
+        ours = [c for c in commands if c.endswith(os.path.join("ledger", "hooks", "entry.py") + " claude")]
         assert ours and all(os.path.isabs(c.split()[0].strip("'\"")) for c in ours), (event, hooks)
     return session
 
