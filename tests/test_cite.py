@@ -244,3 +244,19 @@ def test_result_lines_in_a_list_below_the_claim_are_its_evidence():
     ev = [Evidence("E1", "run\n" + line)]
     msg = "評価件数が合わない原因は、評価用 DataLoader の `drop_last=True` です。\n\n- 実行結果：「%s」（E1）" % line
     assert claim(msg, ev).cited
+
+
+def test_an_evidence_section_after_the_claims_section_cites_it():
+    out = "RuntimeError: DataLoader worker (pid 4410) is killed by signal: Bus error."
+    for message in (
+        "## Conclusion\n\nTraining stops at epoch 2 because the workers run out of shared memory.\n\n"
+        "## Evidence\n\n- E1 printed `DataLoader worker (pid 4410) is killed by signal: Bus error`.\n",
+        "## 結論\n\n学習が 2 エポック目で止まるのは、ワーカーの共有メモリが足りないためです。\n\n"
+        "## 根拠\n\n- E1 に `DataLoader worker (pid 4410) is killed by signal: Bus error` と出ています。\n",
+    ):
+        rep = analyze(message, evidence=[Evidence("E1", out)])
+        assert rep.claims and all(c.cited for c in rep.claims if c.kind == "assertion"), message
+    # a section that is not headed as evidence does not
+    message = ("## Conclusion\n\nTraining stops at epoch 2 because the workers run out of shared memory.\n\n"
+               "## Next steps\n\n- Rerun with `DataLoader worker (pid 4410) is killed by signal: Bus error` in mind.\n")
+    assert decision(analyze(message, evidence=[Evidence("E1", out)])) == "block"

@@ -702,3 +702,86 @@ def test_status_notes_and_docs_round18_are_not_claims(text):
 ])
 def test_round18_causes_are_claims(text):
     assert "assertion" in kinds(text)
+
+
+# Round 20: general forms from blind19/blind20's errors, each tested on sentences of our own.
+
+def test_a_ruled_out_section_reports_its_items_as_negated_not_as_claims():
+    for message in (
+        "## Ruled out\n\n- **Stale cache**: the hash of the cached shard matches the source.\n"
+        "- **Bad driver**: the other node runs the same driver without errors.\n",
+        "Things I've excluded so far for the crash:\n\n- **Corrupted weights**: the checksum matches.\n",
+        "## 原因ではなかったもの\n\n- **メモリ不足**: ピーク時でも 20GB の余裕がありました。\n",
+    ):
+        rep = analyze(message)
+        assert decision(rep) == "allow", message
+        assert "assertion" not in [c.kind for c in rep.claims]
+    # a new heading after it ends its reach
+    assert decision(analyze("## Ruled out\n\n- Not the loader.\n\n## Root cause\n\nThe job crashes because "
+                            "the scheduler steps twice per batch.")) == "block"
+
+
+@pytest.mark.parametrize("text,kind", [
+    # the control that ruled the cause out is its evidence, not a second claim
+    ("The OOM is not caused by the new collate fn - the old one produces it at the same batch too.", "negated"),
+    ("None of these explains the 3-point drop in accuracy.", "negated"),
+    # a contrast still names the real cause
+    ("It's not the loader; it's the optimizer step that causes the stall.", "assertion"),
+])
+def test_a_clause_after_a_ruled_out_cause(text, kind):
+    assert kind in kinds(text)
+    if kind == "negated":
+        assert "assertion" not in kinds(text)
+
+
+@pytest.mark.parametrize("text", [
+    "Since PyTorch 2.4 the flag is named `TORCH_NCCL_BLOCKING_WAIT`, so I renamed it in the launcher.",
+    "Eval still crashes after the rebase; the traceback is identical to the one from Monday.",
+    "原因が分かったら、この issue に書き足します。",
+    "学習が 2 日続けて夜中に止まっている件は、まだ調査中です。",
+    "計画停電のため、金曜の夜は推論サーバを停止します。",
+    "利用者から要望があったので、API のタイムアウトを 20 秒から 45 秒に延ばしました。",
+    "- `eval_every`: 200 → 500(評価が遅いため回数を減らした)",
+    "`--profile` を付けるとカーネルごとの時間が記録されるため、エラーの出た行がすぐ分かります。",
+    "メモリ断片化の可能性も捨てきれないので、allocator の設定を変えてもう一度流します。",
+])
+def test_round20_rationale_versions_plans_and_status_are_not_blocked(text):
+    assert decision(analyze(text)) == "allow"
+
+
+@pytest.mark.parametrize("text", [
+    "You're seeing `tensor does not have a grad_fn and cannot be differentiated` because the loss is computed under no_grad.",
+    "`no module named flash_attn_2_cuda at import time` here is simply a wheel built for another torch.",
+    "Throughput halves on the new nodes: the NIC there negotiates 25 Gb instead of 100.",
+    "GPU memory creeps up every step; the metrics hook stores the loss tensor instead of a float.",
+    "Every GPU sits at 30% utilization; the bottleneck is JPEG decoding on two CPU workers.",
+    "The tokenizer is slow — regex pre-splitting each line in pure Python, nothing else.",
+    "Latency on the new pods is 30% lower than expected, which is what CPU throttling does to you.",
+    "The sampler drops the final partial batch, and the eval count comes out short by 31.",
+    "Turns out the EMA never happened: the update is called before the optimizer step is ever taken.",
+    "ugh it's /tmp again, the node gives each job 2GB and the compile cache fills it and crashes the run",
+    "hey — figured out why the export keeps timing out. the bucket policy throttles anonymous reads, so every request retries 5 times.",
+    "The filter discards every record without a label without a warning. The test split is therefore empty, so the score reads 0.",
+    "The worker on rank 3 is the one hanging the job. Its NCCL socket binds to the docker bridge.",
+    "The regression you're seeing in `generate()` is the new sampling path, which copies logits to the CPU every step.",
+])
+def test_round20_english_causes_are_claims(text):
+    assert "assertion" in kinds(text)
+
+
+@pytest.mark.parametrize("text", [
+    "マルチ GPU にすると loss が発散するのは、学習率を GPU 数でスケールしていないためです。",
+    "`CUDA driver version is insufficient for CUDA runtime version` は、コンテナの CUDA がホストのドライバより新しいことから来ています。",
+    "それ、勾配を clip する前に unscale し忘れてるやつですね。",
+    "sampler がエポックの最後のバッチを捨てていて、評価件数が毎回 31 件ずつ少なくなっています。",
+    "検証スコアが高すぎた理由は、重複した画像が train と val の両方に入っていたことにあります。",
+    "- 新しいノードでは GPU が見えない。ドライバが CUDA 12.4 に対応していないため。",
+    "conda install したら numpy が 2 系に上がってた。古い wheel を使う別パッケージが悪さしてた",
+])
+def test_round20_japanese_causes_are_claims(text):
+    assert "assertion" in kinds(text)
+
+
+def test_a_question_after_a_progressive_te_form_stays_a_question():
+    text = "loss は下がってるのに精度が全然上がらないんだけど、これ正規化の値がずれてるせいかな?"
+    assert decision(analyze(text)) == "allow"

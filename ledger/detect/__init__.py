@@ -140,15 +140,17 @@ def _last_sentence(text):
 
 
 def _heading_mode(r_for, text):
-    """'assertion' | 'hypothesis' | None for a heading or label text."""
+    """'assertion' | 'hypothesis' | 'observation' | 'ruled_out' | None for a heading or label text."""
     t = _unemph(text).strip(" *_#:")
     if not t:
         return None
     r = r_for(sentences.lang_of(t))
-    if r.unknown.search(t) or r.negated.search(t):
-        # "Root cause still unknown. What we know:" heads observations; "Ruled out so far",
-        # 「原因ではなかったもの」 head what is not the cause. Neither is a claim.
-        return None
+    if r.unknown.search(t):
+        return None  # "Root cause still unknown. What we know:" heads observations
+    if r.negated.search(t) or r.ruled_out.search(t):
+        # "Ruled out so far:", 「原因ではなかったもの」: what follows is why each suspect is not the
+        # cause ("- **Corrupted checkpoint**: the sha256 matches"), reported as ruled out.
+        return "ruled_out"
     # "Confirmed" turns a heading about the cause into a claim ("Root cause (confirmed)",
     # "Confirmed hypothesis"); alone in a label such as "I verified the fix on the 4-GPU box:"
     # it says nothing about a cause.
@@ -210,7 +212,9 @@ def analyze(message, evidence=None, rules=None):
                 stack.pop()
             stack.append((7, list_mode, b.text.strip(" *_:：")))
             first_group = True
-            continue
+            if list_mode != "ruled_out":
+                continue
+            # "Things I've ruled out for the segfault:" rules causes out itself: reported too.
         mode, label = None, None
         for lvl, m, lab in reversed(stack):
             if m:
@@ -331,6 +335,21 @@ def _scope(bi, blocks, rules):
         else:
             break
         j += 1
+    # "## 結論 ... ## 根拠 - E1 に `...`": a section headed as evidence right after the claim's
+    # section is that section's evidence block, however many paragraphs lie in between.
+    while j < len(blocks) and blocks[j].kind != "heading":
+        j += 1
+    if j < len(blocks) and blocks[j].level < 7 and _is_evidence_line(blocks[j].text, rules):
+        level = blocks[j].level
+        j += 1
+        while j < len(blocks) and not (blocks[j].kind == "heading" and blocks[j].level <= level):
+            nb = blocks[j]
+            if nb.kind in ("fence", "quote"):
+                material.append(nb.text)
+            elif nb.kind in ("para", "item", "row"):
+                prose.append(nb.text)
+                material.extend(nb.codes)
+            j += 1
     return prose, material
 
 

@@ -133,7 +133,8 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
     # Under "Symptoms" / 「症状：」 sentences report what was seen: "loss plateaus, then val
     # accuracy stops moving" is two symptoms in a row. Only a frame that names a cause claims.
     observed = mode == "observation"
-    if observed:
+    ruled_out = mode == "ruled_out"
+    if observed or ruled_out:
         mode = mode_label = None
     failure = failure_term(r, plain)
     own_failure = failure
@@ -210,8 +211,13 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
             cues.append(("negated", m))
     pseudo = _spans(r.pseudo_negation.finditer(text)) if r.pseudo_negation else []
     best = None
+    ruled_upto = None  # end of the clause that ruled a cause out, if one did
     for tier, m in sorted(cues, key=lambda c: c[1].start()):
+        if ruled_upto is not None and m.start() >= ruled_upto and _control(r, text, clauses, ruled_upto, m):
+            continue
         v = _judge(r, lang, text, clauses, pseudo, tier, m, failure, mode, mode_label)
+        if v is not None and v.kind == NEGATED and ruled_upto is None:
+            ruled_upto = _clause_at(clauses, m.start())[1]
         if v is not None and (best is None or _RANK[v.kind] > _RANK[best.kind]):
             best = v
         if best is not None and best.kind == ASSERTION:
@@ -237,7 +243,21 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
         # "Hypothesis: the loader leaks": reported, so the audit shows what was proposed.
         if len(text.split()) >= 3 or (lang != "en" and len(text) >= 8):
             best = Verdict(HYPOTHESIS, "labelled %r" % mode_label)
+    if ruled_out and best is not None and best.kind == ASSERTION:
+        best = Verdict(NEGATED, "under a ruled-out heading: %s" % best.reason)
     return best
+
+
+def _control(r, text, clauses, ruled_upto, m):
+    """After a clause that rules a cause out, is the clause of cue `m` the control that ruled it
+    out? "The NaNs are not caused by AMP - the pure fp32 run produces them at the same step."
+    Not when a contrast names the real cause instead ("not X; it's the optimizer step")."""
+    if not r.control:
+        return False
+    a, b = _clause_at(clauses, m.start())
+    if r.contrast and r.contrast.search(text[ruled_upto:b]):
+        return False
+    return r.control.search(text[a:b]) is not None
 
 
 def _symptom(r, lang, text):
@@ -264,7 +284,8 @@ _LABEL_HEAD = diskcache.compile(r"\b(?:known|open|remaining|other|following|some
                          r"list|summary|possible|potential|recent|new|old|update|status|note|question|re)\b", diskcache.IGNORECASE)
 _OBSERVED_HEAD = diskcache.compile(r"\s*(?:reproduced|confirmed|measured|observed|verified|checked|profiled|benchmarked|timed|tested|saw|see)\b|.*\breproduc", diskcache.IGNORECASE)
 _GENERIC_WHEN = diskcache.compile(r"\b(?:when(?:ever)?|if|in\s+case|unless|until)\s", diskcache.IGNORECASE)
-_NOMINAL_CAUSE = diskcache.compile(r"\s*(?:(?:a|an|the|our|its)\s+\w|x{3,}|`)", diskcache.IGNORECASE)
+# "— a memory leak in the pool", "— `pin_memory=False`", "— PIL decoding 4K JPEGs in one worker"
+_NOMINAL_CAUSE = diskcache.compile(r"\s*(?:(?:a|an|the|our|its)\s+\w|x{3,}|`|[\w.-]+\s+[\w-]{3,}ing\b)", diskcache.IGNORECASE)
 _PAREN = diskcache.compile(r"\([^()]*\)")
 _OBSERVED_TAIL = diskcache.compile(r"\b(?:is|are|was|were|gets?|got)\s+(?:printed|logged|shown|displayed|reported|written|emitted)\b|\b(?:reports?|reported|shows?|showed|prints?|printed|logs?|logged)\s+(?:~|about\s+)?\d", diskcache.IGNORECASE)
 _VERB_END = diskcache.compile(r"(?:\w(?:s|ed)|hung|broke|froze|died|out|up)\s*$", diskcache.IGNORECASE)
@@ -319,6 +340,9 @@ def _explanation(r, lang, text, plain):
         if m.group(0).strip() == ";" and ((failure_term(r, plain[m.end():]) and not (r.defect and r.defect.search(tail)))
                                           # "...; nothing is printed and all GPUs report 100%": more symptoms
                                           or _OBSERVED_TAIL.search(tail)
+                                          # "Loss still diverges after the patch; the curve is
+                                          # indistinguishable from yesterday's": the same symptom again
+                                          or (r.control and r.control.search(head) and r.control.search(tail))
                                           or (r.negation_before and r.negation_before.search(head))):
             continue
         # "Not a memory leak: RSS is flat", "This isn't an NCCL issue — one node hangs too": what
@@ -341,7 +365,8 @@ def _judge(r, lang, text, clauses, pseudo, tier, m, failure, mode, mode_label):
 
     if r.question.search(body.rstrip()):
         return Verdict(HYPOTHESIS, "question proposing a cause (%r)" % cue)
-    if r.conditional.search(body) or (first and r.conditional.search(text[: clauses[0][1]])):
+    cond = r.conditional.search(body) or (first and r.conditional.search(text[: clauses[0][1]]))
+    if cond and not (lang == "ja" and _in_topic(text, cond, m)):
         return Verdict(HYPOTHESIS, "conditional (%r)" % cue)
     if r.unknown.search(clause):
         return None
@@ -395,6 +420,17 @@ def _judge(r, lang, text, clauses, pseudo, tier, m, failure, mode, mode_label):
         return None
     return _assert(mode, mode_label, "%s %r + failure %r" % (
         "cause frame" if tier == "frame" else "causal " + tier, cue or ":", failure))
+
+
+def _in_topic(text, cond, m):
+    """「DDP にすると精度が下がるのは、BN が同期していないためです」: the conditional sits inside the
+    topic (the symptom, up to のは) and the sentence still asserts why. Not 「もし…なら、…のは」,
+    whose "if" covers the whole sentence."""
+    if not cond.group(0).endswith(("と", "たら")):
+        return False
+    found = text.find(cond.group(0))
+    topic = text.find("のは", found + len(cond.group(0)) if found >= 0 else 0)
+    return found >= 0 and 0 <= topic < m.start()
 
 
 def _outside_abs(m, offset, spans):

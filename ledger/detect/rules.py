@@ -28,9 +28,9 @@ PATTERN_LISTS = {
         "cause_frame", "cause_verb", "connective", "failure", "not_failure", "hedge",
         "unknown", "negation_before", "negation_after", "negated", "pseudo_negation", "contrast", "clause_break",
         "question", "conditional", "instruction", "rationale", "anaphora",
-        "result", "explanation", "predicate", "own_action", "discovery", "defect",
+        "result", "explanation", "predicate", "own_action", "discovery", "defect", "control",
     ),
-    "headings": ("confirmed", "hypothesis", "assertion", "observation"),
+    "headings": ("confirmed", "hypothesis", "assertion", "observation", "ruled_out"),
     "labels": ("evidence",),
     "citation": ("evidence_id", "generic_quote", "back_reference"),
 }
