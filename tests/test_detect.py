@@ -785,3 +785,44 @@ def test_round20_japanese_causes_are_claims(text):
 def test_a_question_after_a_progressive_te_form_stays_a_question():
     text = "loss は下がってるのに精度が全然上がらないんだけど、これ正規化の値がずれてるせいかな?"
     assert decision(analyze(text)) == "allow"
+
+
+# Round 21: general forms from blind21's errors (read after its held-out run), tested on our own sentences.
+
+def test_under_findings_a_bare_statement_claims_only_when_it_names_a_defect():
+    message = ("## What I found\n\n- The hang happens only on the last rank, never on rank 0.\n"
+               "- Peak host memory during the hang is 3 GB above the baseline.\n")
+    assert decision(analyze(message)) == "allow"
+    message = ("## What I found\n\nThe job was launched with plain `torchrun`, without `--nnodes 2`, "
+               "so both nodes think they are alone.\n")
+    assert decision(analyze(message)) == "block"
+    # and a connective there still needs a failure word of its own
+    assert decision(analyze("## Key findings\n\n- `put(key)` → writes the row into the cache table\n")) == "allow"
+
+
+@pytest.mark.parametrize("text", [
+    "The run was preempted three times; each time it resumed from the newest checkpoint on its own.",
+    "Symptoms so far: rank 2 stops printing at step 9,100 while the others wait until the watchdog kills the job.",
+    "Note for reviewers: `--seed` does not make cuDNN deterministic, which is why the CI job sets it.",
+    "This PR adds a `--check-config` flag that parses the YAML and exits, so config errors surface in seconds.",
+    "The loss bumps every ~2k steps and each shard is ~2k batches, so a bad shard is my first guess.",
+    "- アブレーション C はノードの確保待ちのため未着手",
+    "- `configs/old/`: 使われていない設定ファイルを削除(どこからも読み込まれていないため)",
+    "学習が遅いと感じたときに最初に見るべき設定なのに、ドキュメントが分かりにくいためです。",
+])
+def test_round21_status_notes_and_changes_are_not_blocked(text):
+    assert decision(analyze(text)) == "allow"
+
+
+@pytest.mark.parametrize("text", [
+    "Bottom line: the 2-point drop in recall is the dedup step, which now runs after the split.",
+    "that's a known one with apex — the fused optimizer keeps a second fp32 copy, which is where your 2x memory comes from",
+    "Patched `train.py`: the hook was registered on `encoder` but the module is named `enc`, so no gradients were clipped and the loss blew up.",
+    "The decoder receives boxes in `cxcywh` while the metric expects `xyxy`, so every IoU is computed on distorted boxes.",
+])
+def test_round21_english_causes_are_claims(text):
+    assert "assertion" in kinds(text)
+
+
+def test_round21_japanese_reason_with_a_count_short_is_a_claim():
+    assert "assertion" in kinds("sampler が最後の端数バッチを捨てているので、評価サンプル数が毎回 1 バッチ分足りません。")

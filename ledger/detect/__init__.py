@@ -140,7 +140,8 @@ def _last_sentence(text):
 
 
 def _heading_mode(r_for, text):
-    """'assertion' | 'hypothesis' | 'observation' | 'ruled_out' | None for a heading or label text."""
+    """'assertion' | 'hypothesis' | 'finding' | 'observation' | 'ruled_out' | None for a heading
+    or label text."""
     t = _unemph(text).strip(" *_#:")
     if not t:
         return None
@@ -160,6 +161,8 @@ def _heading_mode(r_for, text):
         return "hypothesis"
     if r.assertion.search(t):
         return "assertion"
+    if r.findings.search(t):
+        return "finding"
     if r.observation.search(t):
         return "observation"
     return None

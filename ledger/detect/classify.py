@@ -136,11 +136,18 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
     ruled_out = mode == "ruled_out"
     if observed or ruled_out:
         mode = mode_label = None
+    # Under "What I found" a causal sentence claims as under "Root cause", but a bare statement
+    # claims only when it names a defect: "The OOM happens only on the first eval" is a symptom,
+    # "the container was started without --gpus all" is a finding.
+    finding = mode == "finding"
+    if finding:
+        mode = ASSERTION
     failure = failure_term(r, plain)
     own_failure = failure
     if not failure and prev_plain and r.anaphora.search(text):
         failure = failure_term(r, prev_plain)
-    if not failure and mode in (ASSERTION, HYPOTHESIS):
+    if not failure and mode in (ASSERTION, HYPOTHESIS) and not finding:
+        # under "Findings" a connective still needs a failure word: "register() → inserts a row"
         failure = "(%s section)" % (mode_label or mode)
 
     cues = []
@@ -237,7 +244,8 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
         # "Root cause: the LR is too high. I lowered it to 1e-4." The fix that follows a
         # diagnosis is the agent's own action, not a second claim. The sentence that holds the
         # label itself ("Root cause: we set the LR too high") still claims.
-        if not (r.own_action and r.own_action.search(text) and (prev_plain is not None or not own_failure)):
+        if not (r.own_action and r.own_action.search(text) and (prev_plain is not None or not own_failure)) \
+                and not (finding and not (r.defect and r.defect.search(text))):
             best = _by_mode(r, lang, text, mode, mode_label)
     elif best is None and not cues and mode == HYPOTHESIS and bare_ok == "label":
         # "Hypothesis: the loader leaks": reported, so the audit shows what was proposed.
@@ -287,7 +295,10 @@ _GENERIC_WHEN = diskcache.compile(r"\b(?:when(?:ever)?|if|in\s+case|unless|until
 # "— a memory leak in the pool", "— `pin_memory=False`", "— PIL decoding 4K JPEGs in one worker"
 _NOMINAL_CAUSE = diskcache.compile(r"\s*(?:(?:a|an|the|our|its)\s+\w|x{3,}|`|[\w.-]+\s+[\w-]{3,}ing\b)", diskcache.IGNORECASE)
 _PAREN = diskcache.compile(r"\([^()]*\)")
-_OBSERVED_TAIL = diskcache.compile(r"\b(?:is|are|was|were|gets?|got)\s+(?:printed|logged|shown|displayed|reported|written|emitted)\b|\b(?:reports?|reported|shows?|showed|prints?|printed|logs?|logged)\s+(?:~|about\s+)?\d", diskcache.IGNORECASE)
+# "...; nothing is printed", "...; both times it resumed from the last checkpoint": more of what
+# was seen, or what happened next, not why
+_OBSERVED_TAIL = diskcache.compile(r"\b(?:is|are|was|were|gets?|got)\s+(?:printed|logged|shown|displayed|reported|written|emitted)\b|\b(?:reports?|reported|shows?|showed|prints?|printed|logs?|logged)\s+(?:~|about\s+)?\d"
+                                   r"|^(?:(?:both|each|every)\s+times?,?\s+|then\s+)?(?:(?:it|the\s+\w+|we)\s+)?(?:(?:was|were|got)\s+)?(?:resumed|restarted|requeued|re-?queued|retried|recovered|rescheduled|continued|picked\s+up)\b", diskcache.IGNORECASE)
 _VERB_END = diskcache.compile(r"(?:\w(?:s|ed)|hung|broke|froze|died|out|up)\s*$", diskcache.IGNORECASE)
 
 
@@ -454,7 +465,12 @@ def _rationale(r, lang, text, clause, a, m):
         return False
     if lang == "ja":
         # Japanese puts the main clause (the action) after the connective.
-        return r.rationale.search(text, m.end()) is not None
+        if r.rationale.search(text, m.end()) is not None:
+            return True
+        # 「古い設定ファイルを削除(どこからも参照されていないため)」: the reason in brackets after the action
+        bracket = max(text.rfind("(", 0, m.start()), text.rfind("（", 0, m.start()))
+        return bracket > 0 and max(text.find(")", bracket, m.start()), text.find("）", bracket, m.start())) < 0 \
+            and r.rationale.search(text[:bracket + 1]) is not None
     head = text[a:m.start()]
     look_back = _LOOK_BACK.search(m.group(0))
     if look_back and failure_term(r, text[m.end():]):

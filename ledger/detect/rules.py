@@ -30,7 +30,7 @@ PATTERN_LISTS = {
         "question", "conditional", "instruction", "rationale", "anaphora",
         "result", "explanation", "predicate", "own_action", "discovery", "defect", "control",
     ),
-    "headings": ("confirmed", "hypothesis", "assertion", "observation", "ruled_out"),
+    "headings": ("confirmed", "hypothesis", "assertion", "findings", "observation", "ruled_out"),
     "labels": ("evidence",),
     "citation": ("evidence_id", "generic_quote", "back_reference"),
 }
