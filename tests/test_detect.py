@@ -826,3 +826,16 @@ def test_round21_english_causes_are_claims(text):
 
 def test_round21_japanese_reason_with_a_count_short_is_a_claim():
     assert "assertion" in kinds("sampler が最後の端数バッチを捨てているので、評価サンプル数が毎回 1 バッチ分足りません。")
+
+
+@pytest.mark.parametrize("text,decided", [
+    # the failure sits on the reason's side: a reason for a choice, not a diagnosis
+    ("The nightly job reads from the replica because the primary times out under load.", "allow"),
+    ("The export step writes to local disk first because uploads straight to S3 fail on large shards.", "allow"),
+    # the failure is the effect: a diagnosis, wherever the connective stands
+    ("The job OOMs because the eval loop keeps the autograd graph alive.", "block"),
+    ("Because the driver is older than the runtime, CUDA init fails on every node.", "block"),
+    ("This is due to the NCCL bug in 2.18 where the ring hangs on a dead peer.", "block"),
+])
+def test_a_forward_connective_needs_the_failure_on_the_effect_side(text, decided):
+    assert decision(analyze(text)) == decided

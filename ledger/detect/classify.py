@@ -193,6 +193,8 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
                 continue
             if reason_for_prev:
                 continue
+            if lang == "en" and own_failure and not _effect_fails(r, plain, m):
+                continue
             cues.append(("connective", m))
     # "X, so Y" / "therefore Y": Y must be the failure ("The run crashed, so the checkpoint at
     # step 400 is the latest" states a consequence, not a diagnosis).
@@ -254,6 +256,24 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
     if ruled_out and best is not None and best.kind == ASSERTION:
         best = Verdict(NEGATED, "under a ruled-out heading: %s" % best.reason)
     return best
+
+
+_FORWARD = diskcache.compile(r"(?:because|'cause|bc|b/c|cuz|coz|due\s+to|owing\s+to|thanks\s+to|since|as|on\s+account\s+of)$", diskcache.IGNORECASE)
+
+
+def _effect_fails(r, plain, m):
+    """For a connective whose cause follows it ("X because Y"), is the failure on the effect's
+    side? "The job OOMs because the eval loop keeps the graph" is a diagnosis; "I renamed the
+    flag because the old name caused errors" gives a reason for something that did not fail.
+    A connective that opens the sentence ("Because Y, X") has its effect after the comma."""
+    if not _FORWARD.search(m.group(0).strip()):
+        return True
+    if m.start() > 1:
+        effect = plain[:m.start()]
+        # "This is due to a known bug ...": the effect is the failure the sentence points back to
+        return bool(failure_term(r, effect)) or bool(r.anaphora.search(effect) and len(effect.split()) <= 4)
+    comma = plain.find(",", m.end())
+    return comma < 0 or bool(failure_term(r, plain[comma + 1:]))
 
 
 def _control(r, text, clauses, ruled_upto, m):
