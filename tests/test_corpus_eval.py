@@ -69,11 +69,10 @@ FLOORS = {
     ("ja", "blind20"): (0.95, 0.0),
     ("en", "blind21"): (0.92, 0.0),
     ("ja", "blind21"): (0.90, 0.0),
-    # Not read: first-run level (recorded in the README), a floor against getting worse.
-    ("en", "blind22"): (0.76, 0.08),
-    ("ja", "blind22"): (0.92, 0.05),
-    ("en", "blind23"): (0.84, 0.08),
-    ("ja", "blind23"): (0.86, 0.03),
+    ("en", "blind22"): (0.92, 0.03),
+    ("ja", "blind22"): (0.92, 0.03),
+    ("en", "blind23"): (0.92, 0.03),
+    ("ja", "blind23"): (0.95, 0.0),
 }
 
 
@@ -124,8 +123,8 @@ def test_corpus_parser_reads_blocks_and_evidence(tmp_path):
 # Cited items the detector blocks on purpose: en_blind11.txt:161 quotes `Rate: 100`, 9
 # characters, under the 10 a quote needs to count on its own (rules/en.toml min_quote_chars).
 CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1}
-# Held-out splits not read yet keep their first-run share of ruled-out causes blocked (1 of 8).
-NEGATED_BLOCKED_CEILING = {("en", "blind23"): 0.125}
+# Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
+NEGATED_BLOCKED_CEILING = {}
 
 
 def test_every_blind_split_cites_and_traps_hold(results):

@@ -839,3 +839,47 @@ def test_round21_japanese_reason_with_a_count_short_is_a_claim():
 ])
 def test_a_forward_connective_needs_the_failure_on_the_effect_side(text, decided):
     assert decision(analyze(text)) == decided
+
+
+# Round 22/23: general forms from blind22/blind23's errors (read after their first runs).
+
+@pytest.mark.parametrize("text", [
+    "The two failing suites are `test_resume` and `test_fp8`; both logs are attached.",
+    "The slow-suite skips are because those tests need 8 GPUs and this box has 4.",
+    "The dataloader restarts a worker when a worker dies, for example because it ran out of shared memory.",
+    "Loss scaling exists because fp16 has a narrow range, so small gradients would underflow to zero.",
+    "Added `TORCH_SHOW_CPP_STACKTRACES=1` so the traceback shows where the C++ side faults; rerunning now.",
+    "Since PyTorch 2.1 you can pass `mode=\"max-autotune\"`, which uses Triton templates to cut launch overhead for small matmuls.",
+    "I don't think this is the same leak as last week's.",
+    "`eval()` and `no_grad()` do different things, which confuses people. `eval()` changes dropout; it doesn't touch autograd at all.",
+    "ご依頼どおり、OOM の原因を特定するために、まずメモリのスナップショットを取ります。",
+    "複数ノードで動かすときは MASTER_PORT を渡してください。rank 0 がそのポートで待ち受けるためです。",
+])
+def test_round22_docs_plans_and_reports_are_not_blocked(text):
+    assert decision(analyze(text)) == "allow"
+
+
+@pytest.mark.parametrize("text", [
+    "What's eating the host memory is the cache of decoded frames the sampler keeps around.",
+    "Turns out the optimizer state was restored into a fresh model, which is why every resumed run starts at a higher loss.",
+    "Setup is broken because of the glibc mismatch between the wheel and the base image.",
+    "Since transformers 4.44 changed the default attention backend, our padding mask is ignored and eval crashes.",
+    "NCCL times out at init — the two nodes pick different interfaces and never see each other.",
+    "ok mystery solved re: the slow data prep\nit was the tokenizer cache on NFS, every worker reloads it over the network",
+    "yeah the OOM last night was the eval batch size, someone bumped it to 512",
+    "Focal loss with gamma 5 is what wrecks the calibration here.",
+    "Throughput fell off a cliff after the batch passed 64: the allocator starts splitting blocks.",
+    "The export is twice the expected size: it stores the fp32 weights and the bf16 copy.",
+    "The accuracy gap between the two eval scripts is the tokenizer being loaded with a different vocab.",
+])
+def test_round22_english_causes_are_claims(text):
+    assert "assertion" in kinds(text)
+
+
+@pytest.mark.parametrize("text", [
+    "segfault の出どころは、OpenCV と PyTorch が別々の OpenMP ランタイムを読み込んでいることです。",
+    "test loss だけが不自然に低いのはリークで、train と test に同じ話者が混ざっていました。",
+    "ビルドが終わらないと思ったら、対応する wheel がなく毎回ソースからビルドされていたからでした。",
+])
+def test_round22_japanese_causes_are_claims(text):
+    assert "assertion" in kinds(text)

@@ -199,6 +199,8 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
     # "X, so Y" / "therefore Y": Y must be the failure ("The run crashed, so the checkpoint at
     # step 400 is the latest" states a consequence, not a diagnosis).
     for m in r.result.finditer(text) if (r.result and failure and not observed) else ():
+        if r.purpose and r.purpose.search(text[:m.end()]):
+            continue  # "Added CUDA_LAUNCH_BLOCKING=1 so the traceback points at the kernel": a purpose
         after = plain[m.end():]
         # from the cue on, so that "so a bad export can't reach training" is read whole
         before_failure = failure_term(r, plain[:m.start()])

@@ -28,7 +28,7 @@ PATTERN_LISTS = {
         "cause_frame", "cause_verb", "connective", "failure", "not_failure", "hedge",
         "unknown", "negation_before", "negation_after", "negated", "pseudo_negation", "contrast", "clause_break",
         "question", "conditional", "instruction", "rationale", "anaphora",
-        "result", "explanation", "predicate", "own_action", "discovery", "defect", "control",
+        "result", "explanation", "predicate", "own_action", "discovery", "defect", "control", "purpose",
     ),
     "headings": ("confirmed", "hypothesis", "assertion", "findings", "observation", "ruled_out"),
     "labels": ("evidence",),
