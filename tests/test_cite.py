@@ -260,3 +260,20 @@ def test_an_evidence_section_after_the_claims_section_cites_it():
     message = ("## Conclusion\n\nTraining stops at epoch 2 because the workers run out of shared memory.\n\n"
                "## Next steps\n\n- Rerun with `DataLoader worker (pid 4410) is killed by signal: Bus error` in mind.\n")
     assert decision(analyze(message, evidence=[Evidence("E1", out)])) == "block"
+
+
+def test_a_list_or_table_right_after_the_claim_whose_every_item_names_evidence_cites_it():
+    out = "Timeout(ms)=1800000 ran for 1800041 milliseconds before timing out."
+    for message in (
+        "学習が止まったのは、rank 1 だけが評価に入り all-reduce に参加しなかったためです。\n\n"
+        "- rank 0 は「ran for 1800041 milliseconds before timing out」で止まっています(E1)。\n"
+        "- rank 1 は評価ループに入っていました(E1)。\n",
+        "The job died because rank 1 went into eval and skipped the all-reduce.\n\n"
+        "| check | evidence |\n|---|---|\n| rank 0 | E1: `ran for 1800041 milliseconds before timing out` |\n",
+    ):
+        rep = analyze(message, evidence=[Evidence("E1", out)])
+        assert [c.cited for c in rep.claims if c.kind == "assertion"] == [True], message
+    # a list of which only some items name evidence is not an evidence list
+    message = ("The job died because rank 1 went into eval and skipped the all-reduce.\n\n"
+               "- rank 0 timed out (E1)\n- rank 1 was probably stuck in eval\n")
+    assert decision(analyze(message, evidence=[Evidence("E1", out)])) == "block"

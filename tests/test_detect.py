@@ -883,3 +883,44 @@ def test_round22_english_causes_are_claims(text):
 ])
 def test_round22_japanese_causes_are_claims(text):
     assert "assertion" in kinds(text)
+
+
+# Round 24/25: general forms from blind24/blind25's errors (read after their first runs).
+
+@pytest.mark.parametrize("text", [
+    "The reason gradient checkpointing stays on is that the 30B model needs it to fit; that's a design choice, not a workaround for a bug.",
+    "The eval crashed at step 900 with exit code 137; rerunning now with the same seed to see if it repeats.",
+    "I'll trigger a deliberate OOM with batch size 1024 to check that the snapshot hook fires.",
+    "`--seed` を固定したのは、比較実験から乱数によるブレを取り除くためです。",
+    "ご質問の「なぜ Megatron ではなく FSDP を選んだのか」については、依存を増やしたくなかったためです。",
+    "## 現状\n\n学習が不定期に止まります。例外は出ず、GPU 使用率は 100% に張り付いたままです。",
+    "## 問題\n\nv3.2 にアップデートしてから、推論が 1 リクエストあたり 50ms → 150ms に遅くなりました。",
+    "原因を特定するために、まず最初に失敗したジョブのログを集めます。",
+    "【お知らせ】停電対応のため、今夜 20 時からクラスタが止まります。",
+    "締め切りが来週にずれたので、今日の予約はキャンセルしました。",
+    "念のため書いておくと、これはメモリリークではありません。ステップ数が増えてもメモリ使用量は一定でした。",
+])
+def test_round24_choices_plans_and_reports_are_not_blocked(text):
+    assert decision(analyze(text)) == "allow"
+
+
+@pytest.mark.parametrize("text", [
+    "That's why p99 sits at 700 ms: the server recompiles the graph for every new batch shape.",
+    "The checkpoint loads with random heads — strict=False hid the key prefix mismatch from the wrapped save.",
+    'You get "Expected all tensors to be on the same device" because the mask is created on the CPU in forward().',
+    "It turns out the scores were computed on the training split: the split name is hard-coded, so the 97% means nothing.",
+    "The test F1 is inflated: 9% of the test clips also appear in train under new names.",
+    "Our converter writes boxes as cxcywh while the metric expects xyxy, so every box is misplaced.",
+])
+def test_round24_english_causes_are_claims(text):
+    assert "assertion" in kinds(text)
+
+
+@pytest.mark.parametrize("text", [
+    "評価で F1 がやたら低かった件ですが、ラベルの ID 対応が学習時と評価時で逆になっていました。",
+    "warmup が 0 になっていて初手から大きな lr が入ったので、loss が数十ステップで吹き飛んでいます。",
+    "応答が遅い理由が分かりました。\n「--num-beams 8」のせいで、1 リクエストの計算量が 8 倍になっています。",
+    "TTFT が 1 秒近い問題は、KV キャッシュを毎回確保し直していることでほぼ全て説明できます。",
+])
+def test_round24_japanese_causes_are_claims(text):
+    assert "assertion" in kinds(text)

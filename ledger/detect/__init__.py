@@ -118,7 +118,7 @@ def _strings(value):
 
 
 # A line that introduces the list under it: "Here is my plan:", 「考えられる要因を挙げます。」
-_LIST_HEAD = diskcache.compile(r"(?:[:：]|挙げます|挙げておきます|以下(?:です|のとおりです|の通りです)|次のとおりです|次の通りです|as\s+follows)[。.]?\s*$")
+_LIST_HEAD = diskcache.compile(r"(?:[:：]|挙げます|挙げておきます|以下(?:です|のとおりです|の通りです)|次のとおりです|次の通りです|次の\s*\d+\s*(?:つ|点|件)です|as\s+follows)[。.]?\s*$")
 _BARE_LABEL = diskcache.compile(r"^(?:\s*[*_]*[^\n:：]{1,40}?[*_]*\s*[:：]\s*[*_]*\s*(?:\n|$))+$")
 _HTML_COMMENT = diskcache.compile(r"<!--.*?(?:-->|\Z)", diskcache.DOTALL)
 
@@ -335,6 +335,16 @@ def _scope(bi, blocks, rules):
             material.extend(nb.codes)
         elif nb.kind == "heading" and nb.level == 7 and _is_evidence_line(nb.text, rules):
             pass  # "Evidence:" alone on a line, its fence or quote follows
+        elif nb.kind in ("item", "row") and b.kind in ("para", "heading") \
+                and all(_names_evidence(x.text, rules) or x.kind == "row" and x.header is True
+                        for x in _run_of(blocks, j)):
+            # 「…ためです。」 then a list (or table) whose every item names the evidence it shows:
+            # "- rank 0 timed out in the collective (E1)"
+            for x in _run_of(blocks, j):
+                prose.append(x.text)
+                material.extend(x.codes)
+            j += len(_run_of(blocks, j))
+            continue
         else:
             break
         j += 1
@@ -354,6 +364,19 @@ def _scope(bi, blocks, rules):
                 material.extend(nb.codes)
             j += 1
     return prose, material
+
+
+def _names_evidence(text, rules):
+    return any(rules.for_lang(lang).evidence_id.search(text) for lang in ("en", "ja"))
+
+
+def _run_of(blocks, j):
+    """The list items (or table rows) of one run starting at block `j`."""
+    kind = blocks[j].kind
+    k = j
+    while k < len(blocks) and blocks[k].kind == kind:
+        k += 1
+    return blocks[j:k]
 
 
 def _is_evidence_line(text, rules):
