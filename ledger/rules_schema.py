@@ -53,6 +53,7 @@ def _patterns_model(name, keys):
 Cues = _patterns_model("Cues", detect_rules.PATTERN_LISTS["cues"])
 Headings = _patterns_model("Headings", detect_rules.PATTERN_LISTS["headings"])
 Labels = _patterns_model("Labels", detect_rules.PATTERN_LISTS["labels"])
+Grammar = _patterns_model("Grammar", detect_rules.PATTERN_LISTS["grammar"])
 
 
 class Citation(_Strict):
@@ -101,6 +102,7 @@ class Remove(_Strict):
     headings: Optional[_loose("RemoveHeadings", detect_rules.PATTERN_LISTS["headings"])] = None
     labels: Optional[_loose("RemoveLabels", detect_rules.PATTERN_LISTS["labels"])] = None
     citation: Optional[_loose("RemoveCitation", detect_rules.PATTERN_LISTS["citation"])] = None
+    grammar: Optional[_loose("RemoveGrammar", detect_rules.PATTERN_LISTS["grammar"])] = None
 
 
 class PackFile(_Strict):
@@ -109,6 +111,7 @@ class PackFile(_Strict):
     headings: Optional[Headings] = None
     labels: Optional[Labels] = None
     citation: Optional[Citation] = None
+    grammar: Optional[Grammar] = None
     remove: Optional[Remove] = None
 
 

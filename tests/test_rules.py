@@ -152,7 +152,8 @@ def test_pattern_lists_in_the_schema_match_the_loader():
 
     for section, keys in detect_rules.PATTERN_LISTS.items():
         model = {"cues": rules_schema.Cues, "headings": rules_schema.Headings,
-                 "labels": rules_schema.Labels, "citation": rules_schema.Citation}[section]
+                 "labels": rules_schema.Labels, "citation": rules_schema.Citation,
+                 "grammar": rules_schema.Grammar}[section]
         assert set(keys) <= set(model.model_fields)
 
 
@@ -303,3 +304,23 @@ def test_prefiltered_lists_on_made_up_sentences(data):
 
 
 _PREFILTERED = []
+
+
+def test_a_project_grammar_entry_changes_what_heads_a_list(tmp_path):
+    """The grammar lists are data too: a team that heads lists with "...below" can say so."""
+    msg = ("Open questions below\n\n- The loader hangs because the workers share one lock file.\n"
+           "- The eval is slow because every batch is padded to 4096.\n")
+    assert decision(analyze(msg, rules=load_rules())) == "block"
+    proj = project_rule(tmp_path, "team.toml", "[pack]\nname = \"en\"\n[grammar]\nlist_head = ['\\bbelow\\s*$']\n")
+    assert decision(analyze(msg, rules=load_rules(project_dir=proj))) == "allow"
+
+
+def test_a_broken_grammar_entry_is_named_by_ledger_rules(tmp_path):
+    from click.testing import CliRunner
+
+    from ledger.cli import cli
+
+    proj = project_rule(tmp_path, "bad.toml", "[pack]\nname = \"en\"\n[grammar]\ntopic = ['(unclosed']\n")
+    result = CliRunner().invoke(cli, ["rules", "--project-dir", proj])
+    assert result.exit_code != 0
+    assert "bad.toml" in result.output and "grammar.topic" in result.output

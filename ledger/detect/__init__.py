@@ -118,7 +118,6 @@ def _strings(value):
 
 
 # A line that introduces the list under it: "Here is my plan:", 「考えられる要因を挙げます。」
-_LIST_HEAD = diskcache.compile(r"(?:[:：]|挙げます|挙げておきます|以下(?:です|のとおりです|の通りです)|次のとおりです|次の通りです|次の\s*\d+\s*(?:つ|点|件)です|as\s+follows)[。.]?\s*$")
 _BARE_LABEL = diskcache.compile(r"^(?:\s*[*_]*[^\n:：]{1,40}?[*_]*\s*[:：]\s*[*_]*\s*(?:\n|$))+$")
 _HTML_COMMENT = diskcache.compile(r"<!--.*?(?:-->|\Z)", diskcache.DOTALL)
 
@@ -206,7 +205,7 @@ def analyze(message, evidence=None, rules=None):
         if b.kind not in ("para", "item", "row"):
             continue
         list_mode = None
-        if b.kind == "para" and _LIST_HEAD.search(b.text) and "\n" not in b.text.strip() \
+        if b.kind == "para" and rules.for_lang("en").list_head.search(b.text) and "\n" not in b.text.strip() \
                 and bi + 1 < len(blocks) and blocks[bi + 1].kind == "item":
             list_mode = _heading_mode(rules.for_lang, _last_sentence(b.text).rstrip(" :："))
         if list_mode:

@@ -23,14 +23,7 @@ from .. import diskcache
 
 ASSERTION, HYPOTHESIS, NEGATED = "assertion", "hypothesis", "negated"
 # A negated frame in a sentence like these rules a cause out even without failure words.
-_NAMES_CAUSE = diskcache.compile(r"原因|要因|犯人|元凶|真因|せい|所為|cause|culprit|blame|reason|responsible|"
-                          r"ruled?\s+out|rules\s+out|red\s+herring|\bnot\s+why\b|n't\s+why\b|関係(?:ありません|ない|なかった)|無関係|排除|除外|候補から|容疑から", diskcache.IGNORECASE)
 _RANK = {ASSERTION: 3, NEGATED: 2, HYPOTHESIS: 1}
-# "Single-GPU eval never had this problem": a failure word under a negation is no new failure.
-_ANY_NEG = diskcache.compile(r"\b(?:not|never|no)\b|n't\b|ない|ません|なかった|なし", diskcache.IGNORECASE)
-_REASON_END = diskcache.compile(r"(?:が|の)?(?:(?:ため|から|ので)(?:です|でした|だ|だった|である|っす|でございます)?|理由(?:です|でした|だ|である))[。.!！]?\s*$")
-# The topic は ("落ちたのは〜ためです"), not では / には / とは
-_TOPIC_WA = diskcache.compile(r"(?<![でにと])は")
 
 
 def _spans(matches):
@@ -158,7 +151,7 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
     # defect of its own, the change's motive (「リトライ処理を追加しました。夜中に止まるのを避ける
     # ためです。」). Neither is a diagnosis.
     reason_for_prev = bool(
-        lang == "ja" and prev_plain and _REASON_END.search(text) and not _TOPIC_WA.search(text)
+        lang == "ja" and prev_plain and r.reason_end.search(text) and not r.topic.search(text)
         and (r.negated.search(prev_plain)
              or (not own_failure and not (r.defect and r.defect.search(text))
                  and ((r.own_action and r.own_action.search(prev_plain)) or r.rationale.search(prev_plain)))))
@@ -166,12 +159,12 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
         # 「...からです」「...ためです」 gives a reason; it is a diagnosis only when a failure is
         # in this sentence or the one before (「落ちました。メモリ不足のためです。」), not for a
         # choice (「bf16 を使っています。指数範囲が同じだからです。」).
-        if _REASON_END.match(m.group(0)) and not text[:m.start()].endswith(("それ", "これ")) and (
+        if _starts(r.reason_end, m.group(0)) and not text[:m.start()].endswith(("それ", "これ")) and (
                 # 「warmup を 2000 にしたのは〜ためです」: the reason for the agent's own choice
                 r.rationale.search(text[:m.start()])
                 or reason_for_prev
                 # 「BGR のまま返していて〜ためです」 names a defect: a diagnosis even with no failure word
-                or (not _TOPIC_WA.search(text, 0, m.start()) and not (r.defect and r.defect.search(text))
+                or (not r.topic.search(text[:m.start()]) and not (r.defect and r.defect.search(text))
                     and not (failure or (prev_plain and failure_term(r, prev_plain))))):
             continue
         if _names_masked_failure(r, plain, m):
@@ -218,7 +211,7 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
     # A negated frame in a sentence that names the cause ("原因から除外しました", "we excluded
     # the network as the cause") needs no failure word.
     for m in r.negated.finditer(text):
-        if failure or _NAMES_CAUSE.search(text):
+        if failure or r.names_cause.search(text):
             cues.append(("negated", m))
     pseudo = _spans(r.pseudo_negation.finditer(text)) if r.pseudo_negation else []
     best = None
@@ -234,7 +227,7 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
         if best is not None and best.kind == ASSERTION:
             break
     if best is None and not cues and mode is None and not observed and prev_plain and r.defect \
-            and not (own_failure and _ANY_NEG.search(text)) \
+            and not (own_failure and r.any_negation.search(text)) \
             and r.defect.search(text) and _symptom(r, lang, prev_plain):
         # "The second node hangs at init. NCCL_SOCKET_IFNAME points to docker0 on that host."
         # A failure stated, then a sentence that names something set up wrong: the second
@@ -260,7 +253,6 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
     return best
 
 
-_FORWARD = diskcache.compile(r"(?:because|'cause|bc|b/c|cuz|coz|due\s+to|owing\s+to|thanks\s+to|since|as|on\s+account\s+of)$", diskcache.IGNORECASE)
 
 
 def _effect_fails(r, plain, m):
@@ -268,7 +260,7 @@ def _effect_fails(r, plain, m):
     side? "The job OOMs because the eval loop keeps the graph" is a diagnosis; "I renamed the
     flag because the old name caused errors" gives a reason for something that did not fail.
     A connective that opens the sentence ("Because Y, X") has its effect after the comma."""
-    if not _FORWARD.search(m.group(0).strip()):
+    if not r.forward_connective.search(m.group(0).strip()):
         return True
     if m.start() > 1:
         effect = plain[:m.start()]
@@ -290,6 +282,18 @@ def _control(r, text, clauses, ruled_upto, m):
     return r.control.search(text[a:b]) is not None
 
 
+def _starts(matcher, text):
+    """`re.match`: a match of `matcher` that starts where `text` does."""
+    m = matcher.search(text)
+    return m is not None and m.start() == 0
+
+
+def _within(matcher, text, pos, endpos):
+    """`pattern.search(text, pos, endpos)` for a rule list: a match between pos and endpos."""
+    m = matcher.search(text, pos)
+    return m is not None and m.end() <= endpos
+
+
 def _symptom(r, lang, text):
     """Does `text` state a failure plainly (not hedged, asked, negated, planned or done by us)?"""
     if not failure_term(r, text):
@@ -300,28 +304,8 @@ def _symptom(r, lang, text):
     return True
 
 
-# A head that introduces a list ("Two issues to fix: ...") states no failure of its own.
-_LIST_INTRO = diskcache.compile(r"\b(?:to\s+\w+|following|below|remaining|left|include|includes|are|were|these)\s*$", diskcache.IGNORECASE)
-_PAST_END = diskcache.compile(r"(?:\w{3}ed|hung|broke|froze|died|timed\s+out|blew\s+up)\s*$", diskcache.IGNORECASE)
-_SUBJECT = diskcache.compile(r"\s*(?:the|this|that|our|my|its?|every|each)\b", diskcache.IGNORECASE)
-# "The 4-bit model outputs gibberish": a subject, then a verb in -s, then more.
-_SUBJECT_VERB = diskcache.compile(r"^\s*(?:the|this|that|our|my|its|a|an)\s+(?:[\w.-]+\s+){0,4}?[a-z]{3,}s\s+\w", diskcache.IGNORECASE)
-_FAILURE_NOUN = diskcache.compile(r"\b(?:timeouts?|crash(?:es)?|OOMs?|hangs?|slowdowns?|NaNs?|deadlocks?|leaks?|"
-                           r"segfaults?|spikes?|regressions?|failures?|errors?|stalls?|restarts?|5\d\ds)\b", diskcache.IGNORECASE)
-# "Wrong recall@10 on the retrieval benchmark — the index was built on ...": a failure named by its adjective
-_FAILURE_ADJ = diskcache.compile(r"\s*(?:wrong|bad|broken|slow|missing|garbage|flaky|corrupt(?:ed)?|stale|duplicated?|inflated|deflated|bogus|low|high)\s+\S", diskcache.IGNORECASE)
-_LABEL_HEAD = diskcache.compile(r"\b(?:known|open|remaining|other|following|some|several|two|three|four|few|"
-                         r"list|summary|possible|potential|recent|new|old|update|status|note|question|re)\b", diskcache.IGNORECASE)
-_OBSERVED_HEAD = diskcache.compile(r"\s*(?:reproduced|confirmed|measured|observed|verified|checked|profiled|benchmarked|timed|tested|saw|see)\b|.*\breproduc", diskcache.IGNORECASE)
-_GENERIC_WHEN = diskcache.compile(r"\b(?:when(?:ever)?|if|in\s+case|unless|until)\s", diskcache.IGNORECASE)
-# "— a memory leak in the pool", "— `pin_memory=False`", "— PIL decoding 4K JPEGs in one worker"
-_NOMINAL_CAUSE = diskcache.compile(r"\s*(?:(?:a|an|the|our|its)\s+\w|x{3,}|`|[\w.-]+\s+[\w-]{3,}ing\b)", diskcache.IGNORECASE)
+# "Loss sat at 10.37 (≈ ln 32000) for the whole run": a parenthesis is not part of the head
 _PAREN = diskcache.compile(r"\([^()]*\)")
-# "...; nothing is printed", "...; both times it resumed from the last checkpoint": more of what
-# was seen, or what happened next, not why
-_OBSERVED_TAIL = diskcache.compile(r"\b(?:is|are|was|were|gets?|got)\s+(?:printed|logged|shown|displayed|reported|written|emitted)\b|\b(?:reports?|reported|shows?|showed|prints?|printed|logs?|logged)\s+(?:~|about\s+)?\d"
-                                   r"|^(?:(?:both|each|every)\s+times?,?\s+|then\s+)?(?:(?:it|the\s+\w+|we)\s+)?(?:(?:was|were|got)\s+)?(?:resumed|restarted|requeued|re-?queued|retried|recovered|rescheduled|continued|picked\s+up)\b", diskcache.IGNORECASE)
-_VERB_END = diskcache.compile(r"(?:\w(?:s|ed)|hung|broke|froze|died|out|up)\s*$", diskcache.IGNORECASE)
 
 
 def _explanation(r, lang, text, plain):
@@ -334,17 +318,17 @@ def _explanation(r, lang, text, plain):
             words = _PAREN.sub("", head).split()  # "Loss sat at 10.37 (≈ ln 32000) for the whole run"
             if not 2 <= len(words) <= 10:
                 continue
-            if _LIST_INTRO.search(head):
+            if r.list_intro.search(head):
                 continue
             # "Eval crashed", "It hangs", "The loss spikes": a verb. "Missing scripts", "Known
             # issues": a label over a list.
-            verbal = r.predicate.search(head) or _PAST_END.search(head) or (
-                _VERB_END.search(head) and _SUBJECT.match(head)) or _SUBJECT_VERB.match(head) or (
+            verbal = r.predicate.search(head) or r.past_end.search(head) or (
+                r.verb_end.search(head) and r.subject.search(head)) or r.subject_verb.search(head) or (
                 # "CI timeouts on the Windows runners: the suite spawns ...": a failure named, no verb
-                m.group(0).strip() != ";" and (_FAILURE_NOUN.search(head) or (
+                m.group(0).strip() != ";" and (r.failure_noun.search(head) or (
                     # only before a dash: "**Missing scripts**: ..." is a label over a list
-                    m.group(0).strip() in ("—", "–", "-", "--") and _FAILURE_ADJ.match(head)))
-                and not _LABEL_HEAD.search(head))
+                    m.group(0).strip() in ("—", "–", "-", "--") and r.failure_adjective.search(head)))
+                and not r.label_head.search(head))
         else:
             if not 3 <= len(head.strip()) <= 40:
                 continue
@@ -357,7 +341,7 @@ def _explanation(r, lang, text, plain):
             continue
         if r.own_action and r.own_action.search(head):
             continue  # "I moved X out of the loop; one fold takes 3 min instead of 48": the fix and its effect
-        if lang == "en" and (_GENERIC_WHEN.search(head) or _OBSERVED_HEAD.match(head)):
+        if lang == "en" and (r.generic_when.search(head) or r.observed_head.search(head)):
             # "The trainer resumes when a node fails: slurm requeues it" describes a mechanism;
             # "Reproduced the slowdown: p95 is 480 ms" reports what was measured
             continue
@@ -366,13 +350,13 @@ def _explanation(r, lang, text, plain):
         # The explanation is a clause, or (after a colon or dash) a noun phrase that names the
         # cause: "— a memory leak in the Redis client pool", "— `pin_memory=False` in the config".
         if not r.predicate.search(tail) and not (
-                lang == "en" and m.group(0).strip() != ";" and _NOMINAL_CAUSE.match(tail)):
+                lang == "en" and m.group(0).strip() != ";" and r.nominal_cause.search(tail)):
             continue
         # "Training diverged; the loss hit NaN at step 200" restates the symptom: after a
         # semicolon only a clause without failure words explains it.
         if m.group(0).strip() == ";" and ((failure_term(r, plain[m.end():]) and not (r.defect and r.defect.search(tail)))
                                           # "...; nothing is printed and all GPUs report 100%": more symptoms
-                                          or _OBSERVED_TAIL.search(tail)
+                                          or r.observed_tail.search(tail)
                                           # "Loss still diverges after the patch; the curve is
                                           # indistinguishable from yesterday's": the same symptom again
                                           or (r.control and r.control.search(head) and r.control.search(tail))
@@ -417,7 +401,7 @@ def _judge(r, lang, text, clauses, pseudo, tier, m, failure, mode, mode_label):
     if h is None:
         # A hedge that opens the sentence ("I think", "Probably,") covers all of it.
         h0 = r.hedge.search(text[: clauses[0][1]])
-        if h0 is not None and h0.start() <= 12 and not _BUT.search(text, h0.end(), max(pos, h0.end())):
+        if h0 is not None and h0.start() <= 12 and not _within(r.hedge_stop, text, h0.end(), max(pos, h0.end())):
             # "I'm not sure about the tokenizer part, but the main issue is clear: ...": a
             # contrast ends the hedge's reach
             h = h0
@@ -477,8 +461,6 @@ def _assert(mode, mode_label, reason):
     return Verdict(ASSERTION, reason)
 
 
-_BUT = diskcache.compile(r"\bbut\b|\bhowever\b|が、|けど|けれど")
-_LOOK_BACK = diskcache.compile(r"\bwhy\b|\bhence\b|\btherefore\b", diskcache.IGNORECASE)
 
 
 def _rationale(r, lang, text, clause, a, m):
@@ -494,7 +476,7 @@ def _rationale(r, lang, text, clause, a, m):
         return bracket > 0 and max(text.find(")", bracket, m.start()), text.find("）", bracket, m.start())) < 0 \
             and r.rationale.search(text[:bracket + 1]) is not None
     head = text[a:m.start()]
-    look_back = _LOOK_BACK.search(m.group(0))
+    look_back = r.look_back.search(m.group(0))
     if look_back and failure_term(r, text[m.end():]):
         # "The wheel we pinned lacks gfx942 kernels, which is why every conv fails": what a
         # look-back connective explains is a failure, so the clause before it is its cause

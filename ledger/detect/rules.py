@@ -31,9 +31,19 @@ PATTERN_LISTS = {
         "result", "explanation", "predicate", "own_action", "discovery", "defect", "control", "purpose",
     ),
     "headings": ("confirmed", "hypothesis", "assertion", "findings", "observation", "ruled_out"),
+    # The small words the checks in classify.py lean on: what a list head, a topic, a reason
+    # ending, a negation look like (see rules/README.md, "grammar").
+    "grammar": (
+        "list_head", "any_negation", "names_cause", "reason_end", "topic", "forward_connective",
+        "look_back", "hedge_stop", "list_intro", "past_end", "verb_end", "subject", "subject_verb",
+        "failure_noun", "failure_adjective", "label_head", "observed_head", "generic_when",
+        "nominal_cause", "observed_tail",
+    ),
     "labels": ("evidence",),
     "citation": ("evidence_id", "generic_quote", "back_reference"),
 }
+# Grammar lists whose entries, from any pack, apply to sentences of every language.
+BOTH_WAYS = ("list_head", "any_negation", "names_cause", "hedge_stop")
 SCALARS = {
     "pack": {"name": str, "lang": str, "description": str, "case_sensitive": bool, "extends": str},
     "citation": {"min_quote_chars": int, "min_single_token_chars": int},
@@ -482,6 +492,9 @@ class Rules:
             if not packs:
                 packs = [p for p in self.packs if p.lang == "en"]
             shared = {"failure": [], "not_failure": []}
+            # Sentences mix languages ("`not found` が出ます"): these apply to every language.
+            for key in BOTH_WAYS:
+                shared[key] = [x for p in self.packs for x in p.data.get("grammar", {}).get(key, [])]
             if lang != "en":
                 # English failure words ("OOM", "NaN", "RuntimeError") turn up in every language,
                 # and so do the English phrases in which they are no failure ("pip freeze", "no
