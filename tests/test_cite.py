@@ -277,3 +277,20 @@ def test_a_list_or_table_right_after_the_claim_whose_every_item_names_evidence_c
     message = ("The job died because rank 1 went into eval and skipped the all-reduce.\n\n"
                "- rank 0 timed out (E1)\n- rank 1 was probably stuck in eval\n")
     assert decision(analyze(message, evidence=[Evidence("E1", out)])) == "block"
+
+
+def test_a_list_right_after_the_claim_whose_every_item_quotes_output_cites_it():
+    out = "train label2id {'cat': 0, 'dog': 1}\ninfer label2id {'dog': 0, 'cat': 1}"
+    message = ("評価精度が落ちているのは、推論時のラベル対応表が学習時と食い違っているためです。\n"
+               "- 学習時: 「label2id {'cat': 0, 'dog': 1}」\n- 推論時: 「label2id {'dog': 0, 'cat': 1}」\n")
+    rep = analyze(message, evidence=[Evidence("E1", out)])
+    assert [c.cited for c in rep.claims if c.kind == "assertion"] == [True]
+
+
+def test_a_paragraph_that_opens_with_a_calculation_cites_the_block_above():
+    out = "drop_last=True, dataset size=10007, batches=78, samples seen=9984"
+    message = ("評価件数が合わないのは drop_last=True で末尾が捨てられているためです。出力は次のとおりです。\n\n"
+               "> drop_last=True, dataset size=10007, batches=78, samples seen=9984\n\n"
+               "128 × 78 = 9984 なので、23 件が毎回評価から漏れています。\n")
+    rep = analyze(message, evidence=[Evidence("E1", out)])
+    assert all(c.cited for c in rep.claims if c.kind == "assertion") and rep.claims

@@ -77,11 +77,10 @@ FLOORS = {
     ("ja", "blind24"): (0.95, 0.03),
     ("en", "blind25"): (0.88, 0.0),
     ("ja", "blind25"): (0.92, 0.03),
-    # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
-    ("en", "blind26"): (0.80, 0.08),
-    ("ja", "blind26"): (0.95, 0.12),
-    ("en", "blind27"): (0.76, 0.05),
-    ("ja", "blind27"): (0.86, 0.05),
+    ("en", "blind26"): (0.86, 0.0),
+    ("ja", "blind26"): (0.95, 0.0),
+    ("en", "blind27"): (0.88, 0.0),
+    ("ja", "blind27"): (0.92, 0.03),
 }
 
 
@@ -131,11 +130,9 @@ def test_corpus_parser_reads_blocks_and_evidence(tmp_path):
 
 # Cited items the detector blocks on purpose: en_blind11.txt:161 quotes `Rate: 100`, 9
 # characters, under the 10 a quote needs to count on its own (rules/en.toml min_quote_chars).
-CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
-                           # held out, not read: their first-run blocked citations
-                           ("ja", "blind26"): 2, ("ja", "blind27"): 1}
+CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1}
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
-NEGATED_BLOCKED_CEILING = {("ja", "blind26"): 0.25}
+NEGATED_BLOCKED_CEILING = {}
 
 
 def test_every_blind_split_cites_and_traps_hold(results):

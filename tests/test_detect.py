@@ -924,3 +924,45 @@ def test_round24_english_causes_are_claims(text):
 ])
 def test_round24_japanese_causes_are_claims(text):
     assert "assertion" in kinds(text)
+
+
+# Round 26/27: general forms from blind26/blind27's errors (read after their first runs).
+
+@pytest.mark.parametrize("text", [
+    "Eval crashed with KeyError: 'labels' on the third shard only; the other shards completed normally.",
+    "Run 12 crashed at step 800 with exit code 137; relaunched it on another node.",
+    "Loss went to NaN at step 9,120 and stayed there; the last finite value was 2.87.",
+    "`inference_mode` also skips view tracking, which saves a bit of overhead.",
+    "**Actual** GPU util drops to 0% and the process sits there until I kill it.",
+    "DataLoader は原因ではありません。データを全部メモリに載せても同じステップでハングしました。",
+    "NCCL_DEBUG=INFO を付けると初期化ログが出るので、ハング箇所の特定に役立ちます。",
+    "ディスク容量節約のため、ログのデフォルトは 100 ステップごとです。",
+    "ワーカーが別プロセスで読むので、前処理が重い場合でも GPU の計算と重ねられます。",
+    "再現性のための設定ですが、一部の演算が遅くなるため、本番ではオフにすることを推奨します。",
+    "CPU に置けば GPU メモリが空く代わりに毎 step 転送が発生するので、速度は落ちます。",
+])
+def test_round26_reports_docs_and_controls_are_not_blocked(text):
+    assert decision(analyze(text)) == "allow"
+
+
+@pytest.mark.parametrize("text", [
+    "Loss spikes right after resume - only the weights were restored, the optimizer state starts from zero.",
+    "GPU utilization sits at 25% and that's entirely the tokenizer starving it.",
+    "It's the new default of `use_reentrant` in `torch.utils.checkpoint` — old configs can't be loaded anymore.",
+    "The 35% GPU utilization comes from the loader decoding PNGs in the main process.",
+    "It turns out the adapter was saved unmerged, which is why the fine-tune effectively starts from random init.",
+    "Each batch re-reads the parquet footer over S3; that's where the 400 ms per step goes.",
+    "Step time doubled after the upgrade, and that is torch.compile recompiling the graph for every new shape.",
+    "The earlier restarts were all one bad node whose NIC drops under load.",
+])
+def test_round26_english_causes_are_claims(text):
+    assert "assertion" in kinds(text)
+
+
+@pytest.mark.parametrize("text", [
+    "ラベルの 0 始まりと 1 始まりがずれていて、損失がクラスを 1 つずつずらして学習しています。",
+    "今回のような崩れた出力はこれが原因です。",
+    "要するに、eps が 1e-12 のまま fp16 で計算されていたのが NaN の出どころです。",
+])
+def test_round26_japanese_causes_are_claims(text):
+    assert "assertion" in kinds(text)

@@ -32,7 +32,7 @@ def _inner(match):
     return match.group(2)
 
 
-_LABEL = diskcache.compile(r"^\s*(?:\*\*|__)?([^:：\n*_`|]{1,48}?)(?:\*\*|__)?\s*(?:\(([^)\n]{0,40})\))?\s*(?:\*\*|__)?\s*[:：]\s*(?:\*\*|__)?\s*")
+_LABEL = diskcache.compile(r"^\s*(?:\*\*|__)?([^:：\n*_`|。]{1,48}?)(?:\*\*|__)?\s*(?:\(([^)\n]{0,40})\))?\s*(?:\*\*|__)?\s*[:：]\s*(?:\*\*|__)?\s*")
 
 
 class Evidence:
@@ -366,7 +366,8 @@ def _scope(bi, blocks, rules):
 
 
 def _names_evidence(text, rules):
-    return any(rules.for_lang(lang).evidence_id.search(text) for lang in ("en", "ja"))
+    """Does a list item or table row name evidence: an id, or a quote of output?"""
+    return any(rules.for_lang(lang).evidence_id.search(text) for lang in ("en", "ja")) or bool(quotes_in(text))
 
 
 def _run_of(blocks, j):

@@ -216,7 +216,13 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
     pseudo = _spans(r.pseudo_negation.finditer(text)) if r.pseudo_negation else []
     best = None
     ruled_upto = None  # end of the clause that ruled a cause out, if one did
+    # 「DataLoader は原因ではありません。全部メモリに載せても同じステップでハングしました。」: the
+    # sentence after a ruled-out cause that reports the control is its evidence, not a claim
+    # (a cause frame in it still claims: "Not the loader. The real cause is the optimizer step.")
+    after_ruled_out = bool(prev_plain and r.control and r.negated.search(prev_plain) and r.control.search(text))
     for tier, m in sorted(cues, key=lambda c: c[1].start()):
+        if after_ruled_out and tier != "frame":
+            continue
         if ruled_upto is not None and m.start() >= ruled_upto and _control(r, text, clauses, ruled_upto, m):
             continue
         v = _judge(r, lang, text, clauses, pseudo, tier, m, failure, mode, mode_label)
@@ -326,8 +332,8 @@ def _explanation(r, lang, text, plain):
                 r.verb_end.search(head) and r.subject.search(head)) or r.subject_verb.search(head) or (
                 # "CI timeouts on the Windows runners: the suite spawns ...": a failure named, no verb
                 m.group(0).strip() != ";" and (r.failure_noun.search(head) or (
-                    # only before a dash: "**Missing scripts**: ..." is a label over a list
-                    m.group(0).strip() in ("—", "–", "-", "--") and r.failure_adjective.search(head)))
+                    # only before a long dash: "**Missing scripts**: ..." and "**Duplicate types** - ..." are labels
+                    m.group(0).strip() in ("—", "–", "--") and r.failure_adjective.search(head)))
                 and not r.label_head.search(head))
         else:
             if not 3 <= len(head.strip()) <= 40:

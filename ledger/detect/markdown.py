@@ -15,7 +15,8 @@ _ITEM = diskcache.compile(r"^(\s*)(?:[-*+•・]|\d{1,3}[.)]|\(\d{1,3}\)|[a-z][.
 _TABLE = diskcache.compile(r"^\s*\|.*\|\s*$|^\s*\|")
 _TABLE_SEP = diskcache.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
 _BOLD_LINE = diskcache.compile(r"^\s*(?:\*\*|__)((?:[^*_`]|`[^`\n]{1,60}`){1,80}?)(?:\*\*|__)\s*[:：]?\s*$")
-_LABEL_LINE = diskcache.compile(r"^\s*([^\s:：|`][^:：|`]{0,48}?)\s*[:：]\s*$")
+# "Evidence:", 「根拠：」 alone on a line; a line holding a whole sentence (「…です。…でした:」) is prose
+_LABEL_LINE = diskcache.compile(r"^\s*([^\s:：|`。][^:：|`。]{0,48}?)\s*[:：]\s*$")
 
 
 class Block:
