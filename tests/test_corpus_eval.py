@@ -81,6 +81,11 @@ FLOORS = {
     ("ja", "blind26"): (0.95, 0.0),
     ("en", "blind27"): (0.88, 0.0),
     ("ja", "blind27"): (0.92, 0.03),
+    # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
+    ("en", "blind28"): (0.68, 0.17),
+    ("ja", "blind28"): (0.89, 0.20),
+    ("en", "blind29"): (0.76, 0.08),
+    ("ja", "blind29"): (0.89, 0.12),
 }
 
 
@@ -130,9 +135,11 @@ def test_corpus_parser_reads_blocks_and_evidence(tmp_path):
 
 # Cited items the detector blocks on purpose: en_blind11.txt:161 quotes `Rate: 100`, 9
 # characters, under the 10 a quote needs to count on its own (rules/en.toml min_quote_chars).
-CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1}
+CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
+                           # held out, not read: their first-run blocked citations
+                           ("en", "blind28"): 1, ("ja", "blind28"): 1}
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
-NEGATED_BLOCKED_CEILING = {}
+NEGATED_BLOCKED_CEILING = {("ja", "blind29"): 0.125}
 
 
 def test_every_blind_split_cites_and_traps_hold(results):
