@@ -5,11 +5,49 @@ functions, so there is one place that knows the schema's shape.
 """
 
 import os
+import sys
 import time
 
-try:  # the C module behind sqlite3: sqlite3/dbapi2.py only adds adapters for datetime values,
-    # which the ledger never binds, and imports datetime for them (~2 ms of every hook process).
-    import _sqlite3 as sqlite3
+
+def _lru_cache(maxsize=128, typed=False):
+    """functools.lru_cache(maxsize, typed) as `_sqlite3` calls it, for each connection's cache
+    of prepared statements: the same C cache (`_functools._lru_cache_wrapper`) functools wraps,
+    without the cache_info() type and update_wrapper() that need collections (see below)."""
+    from _functools import _lru_cache_wrapper
+
+    def decorating_function(user_function):
+        return _lru_cache_wrapper(user_function, maxsize, typed, tuple)
+
+    return decorating_function
+
+
+def _import_sqlite3():
+    """The C module behind sqlite3. Not sqlite3 itself: sqlite3/dbapi2.py only adds adapters for
+    datetime values, which the ledger never binds, and imports datetime for them (~2 ms).
+
+    `_sqlite3` imports functools when it loads, for the one name it takes from it (lru_cache,
+    its statement cache), and functools imports collections, operator, types, keyword and
+    reprlib: ~2.5 ms of every hook process, which uses nothing else of them. Where nothing has
+    imported functools yet, `_sqlite3` is given a module holding only lru_cache, built on the
+    same C cache; it is gone from sys.modules once `_sqlite3` has loaded, so an `import
+    functools` later gets the real one."""
+    if "functools" in sys.modules or "_sqlite3" in sys.modules:
+        import _sqlite3
+
+        return _sqlite3
+    stand_in = type(sys)("functools")
+    stand_in.lru_cache = _lru_cache
+    sys.modules["functools"] = stand_in
+    try:
+        import _sqlite3
+    finally:
+        if sys.modules.get("functools") is stand_in:
+            del sys.modules["functools"]
+    return _sqlite3
+
+
+try:
+    sqlite3 = _import_sqlite3()
 except ImportError:
     import sqlite3
 
