@@ -100,6 +100,10 @@ def dispatch(agent, data):
         from ledger import diskcache
 
         diskcache.save()
+        if stop.merge_due:  # a detached process merges the search index (ledger/merge.py)
+            from ledger import merge, paths
+
+            merge.start(paths.db_path())
     elif kind == "pretool":
         from ledger.hooks import protect
 

@@ -9,7 +9,7 @@ import os
 from itertools import accumulate, repeat
 
 from ledger import config as config_mod
-from ledger import diskcache, guard, jsonc, store, verify
+from ledger import diskcache, guard, jsonc, merge, store, verify
 from ledger.hooks import note
 
 
@@ -50,9 +50,17 @@ def handle(event, adapter):
                     error="%s: %s" % (exc.__class__.__name__, exc))
             return _output(adapter, guard.Verdict("allow"), session_id)
         _record(conn, event, session_id, verdict, report, blocks, config, message, checkpoint=checkpoint)
+        # Whether the search index has grown deep enough to merge, after the verdict is out
+        # (ledger/merge.py): one read of its structure record.
+        global merge_due
+        merge_due = merge.due(conn)
     finally:
         conn.close()
     return _output(adapter, verdict, session_id)
+
+
+# Set by handle(): the caller starts the index merge once the verdict is written.
+merge_due = False
 
 
 # SQLite's page cache for the Stop's connection (store.connect): it reads each page about once.
