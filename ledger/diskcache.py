@@ -178,7 +178,7 @@ def needs(pattern, flags, derive):
     key = ("needs", pattern, flags)
     _used.add(key)
     found = _get(key)
-    if found is not None:
+    if found is not None and len(found) == 1:
         return found[0]
     value = derive(pattern, flags)
     if _savable():
@@ -206,12 +206,23 @@ def _savable():
 
 
 def _get(key):
-    """The stored or new entry for `key`, if it has the shape its kind needs; else None."""
+    """The stored or new entry for `key`, if it has the outer shape its kind needs; else None.
+
+    Only the outer shape, by the key's kind: every entry in a file was checked in full
+    (`_well_formed`) by the `save` that wrote it, the file's CRC-32 says it is those bytes, and
+    FORMAT changes with any change of shape. The full check of all ~490 entries a Stop reads
+    cost it ~1.5 ms (the prefilter's nested tuples of strings, `_plain`). What the outer
+    shape does not rule out fails where the value is used, into the fallback each use has
+    (re.compile, tomllib, no prefilter)."""
     value = _entries().get(key)
-    if value is not None and not _well_formed(key, value):
+    if value is not None and type(value) is not _SHAPES.get(key[0]):
         _loaded.pop(key, None)
         value = None
     return value if value is not None else _new.get(key)
+
+
+# The type of each kind's value (`_well_formed` has the rest).
+_SHAPES = {"re": tuple, "toml": bytes, "needs": tuple}
 
 
 def _entries():

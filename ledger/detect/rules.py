@@ -300,23 +300,27 @@ class Matcher:
         return self._one
 
     def _requirements(self):
+        # Any failure, here or in what the disk cache gave back (diskcache checks only the outer
+        # shape of what it reads), means no prefilter: the list is searched whole, as before.
         try:
             found = [diskcache.needs(p, self.flags, _units) for p in self.patterns]
+            sources, needs, empty = [], [], set()
+            for pattern, units in zip(self.patterns, found):
+                for source, width, groups, strings in units:
+                    if groups != 0:
+                        return None
+                    if width <= 0:  # "^(?=.*by design).*": searched through the joined alternation
+                        empty.add(len(sources))
+                    sources.append(pattern if source is None else source)
+                    needs.append(strings)
+            by_string = {}
+            for i, strings in enumerate(needs):
+                for s in strings or ():
+                    if type(s) is not str:
+                        return None
+                    by_string.setdefault(s, []).append(i)
         except Exception:  # a pattern re parses differently alone: no prefilter
             return None
-        sources, needs, empty = [], [], set()
-        for pattern, units in zip(self.patterns, found):
-            for source, width, groups, strings in units:
-                if groups != 0:
-                    return None
-                if width <= 0:  # "^(?=.*by design).*": searched through the joined alternation
-                    empty.add(len(sources))
-                sources.append(pattern if source is None else source)
-                needs.append(strings)
-        by_string = {}
-        for i, strings in enumerate(needs):
-            for s in strings or ():
-                by_string.setdefault(s, []).append(i)
         self._sources = sources
         self._single = [None] * len(sources)
         self._by_string = by_string
