@@ -5,7 +5,7 @@ the Unicode character classes) cost ~45 ms of it, parsing the TOML rule packs ~6
 every time with the same result. This module keeps both in one file per interpreter:
 
     compile(pattern, flags)  # re.compile(pattern, flags), from the cache when it holds it
-    needs(pattern, flags)    # what any match of the pattern must contain (rules.Matcher), likewise
+    needs(pattern, flags)    # what rules.Matcher's prefilter derives from a list's patterns, likewise
     toml(data)               # tomllib.loads(data) for the bytes of a file, likewise
     save()                   # write what this process derived anew (the Stop hook calls it)
 

@@ -22,39 +22,15 @@ work (about a minute of wall time), once; later Stops find a few new small segme
 import os
 import time
 
-MAX_SEGMENTS = 6
+from ledger import store
+
+# Kept in store.py, which a Stop imports anyway: it asks whether a merge is due on every Stop.
+MAX_SEGMENTS = store.INDEX_MAX_SEGMENTS
 STEP_PAGES = 100
 BUDGET_S = 300
 
-
-def enabled():
-    return os.environ.get("LEDGER_INDEX_MERGE", "").strip().lower() not in ("0", "off", "false", "no")
-
-
-def segments(conn):
-    """How many segments the index holds, from its structure record; 0 when it cannot tell."""
-    try:
-        row = conn.execute("SELECT block FROM evidence_fts_data WHERE id = 10").fetchone()
-        block = row[0] if row else None
-        if not isinstance(block, bytes) or len(block) < 6:
-            return 0
-        # A 4-byte cookie, then varints: the number of levels, then of segments.
-        i = 4
-        for _ in range(2):
-            value = 0
-            for _ in range(9):
-                byte = block[i]
-                i += 1
-                value = (value << 7) | (byte & 0x7F)
-                if not byte & 0x80:
-                    break
-        return value
-    except Exception:
-        return 0
-
-
-def due(conn):
-    return enabled() and hasattr(os, "fork") and segments(conn) > MAX_SEGMENTS
+segments = store.index_segments
+due = store.index_merge_due
 
 
 def start(path):
@@ -95,8 +71,6 @@ def run(path, budget_s=BUDGET_S, step_pages=STEP_PAGES):
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             return None
-        from ledger import store
-
         conn = store.connect(path, create=False)
         try:
             return _merge(conn, budget_s, step_pages)

@@ -375,6 +375,42 @@ def _int_or_none(value):
         return None
 
 
+# The search index -----------------------------------------------------------------------------
+
+# Past this many segments in the FTS index a Stop has it merged in the background (merge.py).
+INDEX_MAX_SEGMENTS = 6
+
+
+def index_segments(conn):
+    """How many segments the FTS index holds, from its structure record; 0 when it cannot tell.
+    Every term lookup looks the term up in each of them."""
+    try:
+        row = conn.execute("SELECT block FROM evidence_fts_data WHERE id = 10").fetchone()
+        block = row[0] if row else None
+        if not isinstance(block, bytes) or len(block) < 6:
+            return 0
+        # A 4-byte cookie, then varints: the number of levels, then of segments.
+        i = 4
+        for _ in range(2):
+            value = 0
+            for _ in range(9):
+                byte = block[i]
+                i += 1
+                value = (value << 7) | (byte & 0x7F)
+                if not byte & 0x80:
+                    break
+        return value
+    except Exception:
+        return 0
+
+
+def index_merge_due(conn):
+    """Whether the index is deep enough to merge, and a merge may start (merge.py)."""
+    if os.environ.get("LEDGER_INDEX_MERGE", "").strip().lower() in ("0", "off", "false", "no"):
+        return False
+    return hasattr(os, "fork") and index_segments(conn) > INDEX_MAX_SEGMENTS
+
+
 # Reading -----------------------------------------------------------------------------------
 
 _COLUMNS = (

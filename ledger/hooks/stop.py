@@ -9,7 +9,7 @@ import os
 from itertools import accumulate, repeat
 
 from ledger import config as config_mod
-from ledger import diskcache, guard, jsonc, merge, store, verify
+from ledger import diskcache, guard, jsonc, store, verify
 from ledger.hooks import note
 
 
@@ -53,7 +53,7 @@ def handle(event, adapter):
         # Whether the search index has grown deep enough to merge, after the verdict is out
         # (ledger/merge.py): one read of its structure record.
         global merge_due
-        merge_due = merge.due(conn)
+        merge_due = store.index_merge_due(conn)
     finally:
         conn.close()
     return _output(adapter, verdict, session_id)
