@@ -384,31 +384,57 @@ INDEX_MAX_SEGMENTS = 6
 def index_segments(conn):
     """How many segments the FTS index holds, from its structure record; 0 when it cannot tell.
     Every term lookup looks the term up in each of them."""
+    return _index_structure(conn)[0]
+
+
+def _index_structure(conn):
+    """(segments, whether a merge could make fewer): some level holds two or more segments, or
+    a merge is under way. FTS5's structure record: a 4-byte cookie, then varints: levels,
+    segments, a write counter, and per level the segments being merged, the segment count and
+    three per segment (id, first and last page)."""
     try:
         row = conn.execute("SELECT block FROM evidence_fts_data WHERE id = 10").fetchone()
         block = row[0] if row else None
-        if not isinstance(block, bytes) or len(block) < 6:
-            return 0
-        # A 4-byte cookie, then varints: the number of levels, then of segments.
-        i = 4
-        for _ in range(2):
+        if not isinstance(block, bytes) or len(block) < 7:
+            return 0, False
+        at = [4]
+
+        def varint():
             value = 0
-            for _ in range(9):
-                byte = block[i]
-                i += 1
+            for n in range(9):
+                byte = block[at[0]]
+                at[0] += 1
+                if n == 8:
+                    return (value << 8) | byte
                 value = (value << 7) | (byte & 0x7F)
                 if not byte & 0x80:
-                    break
-        return value
+                    return value
+            return value
+
+        levels, segments = varint(), varint()
+        varint()
+        mergeable = False
+        for _ in range(levels):
+            merging, count = varint(), varint()
+            if merging or count >= 2:
+                mergeable = True
+                break
+            for _ in range(3 * count):
+                varint()
+        return segments, mergeable
     except Exception:
-        return 0
+        return 0, False
 
 
 def index_merge_due(conn):
-    """Whether the index is deep enough to merge, and a merge may start (merge.py)."""
+    """Whether the index is deeper than it should be and a merge can make it shallower, and a
+    merge may start (merge.py)."""
     if os.environ.get("LEDGER_INDEX_MERGE", "").strip().lower() in ("0", "off", "false", "no"):
         return False
-    return hasattr(os, "fork") and index_segments(conn) > INDEX_MAX_SEGMENTS
+    if not hasattr(os, "fork"):
+        return False
+    segments, mergeable = _index_structure(conn)
+    return segments > INDEX_MAX_SEGMENTS and mergeable
 
 
 # Reading -----------------------------------------------------------------------------------

@@ -46,12 +46,23 @@ def lookups(path):
         conn.close()
 
 
-def test_merge_keeps_every_lookup_and_leaves_few_segments(tmp_path):
+def due(path):
+    conn = store.connect(path)
+    try:
+        return merge.due(conn)
+    finally:
+        conn.close()
+
+
+def test_merge_keeps_every_lookup_and_leaves_few_segments(tmp_path, monkeypatch):
+    monkeypatch.setenv("LEDGER_INDEX_MERGE", "1")
     path = str(tmp_path / "l.db")
     build(path)
     found, searched, before = lookups(path)
-    assert before > merge.MAX_SEGMENTS
+    assert before > merge.MAX_SEGMENTS and due(path)
     assert merge.run(path) > 0
+    # Every level holds one segment at most: nothing more to merge, so no Stop starts a merge.
+    assert not due(path)
     found_after, searched_after, after = lookups(path)
     assert after < before and after <= merge.MAX_SEGMENTS
     assert found_after == found and searched_after == searched
