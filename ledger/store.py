@@ -13,7 +13,12 @@ def _lru_cache(maxsize=128, typed=False):
     """functools.lru_cache(maxsize, typed) as `_sqlite3` calls it, for each connection's cache
     of prepared statements: the same C cache (`_functools._lru_cache_wrapper`) functools wraps,
     without the cache_info() type and update_wrapper() that need collections (see below)."""
-    from _functools import _lru_cache_wrapper
+    try:
+        from _functools import _lru_cache_wrapper
+    except ImportError:  # another implementation: functools' own
+        from functools import lru_cache
+
+        return lru_cache(maxsize, typed)
 
     def decorating_function(user_function):
         return _lru_cache_wrapper(user_function, maxsize, typed, tuple)
@@ -30,7 +35,8 @@ def _import_sqlite3():
     reprlib: ~2.5 ms of every hook process, which uses nothing else of them. Where nothing has
     imported functools yet, `_sqlite3` is given a module holding only lru_cache, built on the
     same C cache; it is gone from sys.modules once `_sqlite3` has loaded, so an `import
-    functools` later gets the real one."""
+    functools` later gets the real one. Should `_sqlite3` want more of functools than that, it
+    loads again with the real one."""
     if "functools" in sys.modules or "_sqlite3" in sys.modules:
         import _sqlite3
 
@@ -40,9 +46,15 @@ def _import_sqlite3():
     sys.modules["functools"] = stand_in
     try:
         import _sqlite3
+    except ImportError:
+        raise
+    except Exception:
+        _sqlite3 = None
     finally:
         if sys.modules.get("functools") is stand_in:
             del sys.modules["functools"]
+    if _sqlite3 is None:
+        import _sqlite3
     return _sqlite3
 
 
