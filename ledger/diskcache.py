@@ -49,7 +49,9 @@ _WORDS = None
 if _sre is not None:
     _WORDS = next((f for f in ("I", "L", "H") if memoryview(bytes(8)).cast(f).itemsize == _sre.CODESIZE), None)
 
-FORMAT = b"evidence-ledger cache 5\n"
+# 6: a prefiltered list's index is one entry ("needs", rules._INDEX_KEY + its patterns); the
+# per-pattern entries of 5 are no longer read, and a file of 5 would carry them forever.
+FORMAT = b"evidence-ledger cache 6\n"
 DIGEST = 4  # CRC-32, big-endian
 MAX_BYTES = 16 * 1024 * 1024
 # Rule edits add new joined patterns and leave the old ones behind; past this many entries a
