@@ -14,6 +14,8 @@ from ledger.hooks import note
 
 
 def handle(event, adapter):
+    global merge_due
+    merge_due = False
     project_dir = os.environ.get("CLAUDE_PROJECT_DIR") or os.environ.get("GEMINI_PROJECT_DIR") or event.get("cwd")
     try:
         config, _ = config_mod.load(project_dir)
@@ -52,7 +54,6 @@ def handle(event, adapter):
         _record(conn, event, session_id, verdict, report, blocks, config, message, checkpoint=checkpoint)
         # Whether the search index has grown deep enough to merge, after the verdict is out
         # (ledger/merge.py): one read of its structure record.
-        global merge_due
         merge_due = store.index_merge_due(conn)
     finally:
         conn.close()
