@@ -5,7 +5,7 @@ the Unicode character classes) cost ~45 ms of it, parsing the TOML rule packs ~6
 every time with the same result. This module keeps both in one file per interpreter:
 
     compile(pattern, flags)  # re.compile(pattern, flags), from the cache when it holds it
-    needs(pattern, flags)    # what any match of the pattern must contain (rules.Matcher), likewise
+    needs(pattern, flags)    # what rules.Matcher's prefilter derives from a list's patterns, likewise
     toml(data)               # tomllib.loads(data) for the bytes of a file, likewise
     save()                   # write what this process derived anew (the Stop hook calls it)
 
@@ -49,7 +49,9 @@ _WORDS = None
 if _sre is not None:
     _WORDS = next((f for f in ("I", "L", "H") if memoryview(bytes(8)).cast(f).itemsize == _sre.CODESIZE), None)
 
-FORMAT = b"evidence-ledger cache 5\n"
+# 6: a prefiltered list's index is one entry ("needs", rules._INDEX_KEY + its patterns); the
+# per-pattern entries of 5 are no longer read, and a file of 5 would carry them forever.
+FORMAT = b"evidence-ledger cache 6\n"
 DIGEST = 4  # CRC-32, big-endian
 MAX_BYTES = 16 * 1024 * 1024
 # Rule edits add new joined patterns and leave the old ones behind; past this many entries a
@@ -178,7 +180,7 @@ def needs(pattern, flags, derive):
     key = ("needs", pattern, flags)
     _used.add(key)
     found = _get(key)
-    if found is not None:
+    if found is not None and len(found) == 1:
         return found[0]
     value = derive(pattern, flags)
     if _savable():
@@ -206,12 +208,23 @@ def _savable():
 
 
 def _get(key):
-    """The stored or new entry for `key`, if it has the shape its kind needs; else None."""
+    """The stored or new entry for `key`, if it has the outer shape its kind needs; else None.
+
+    Only the outer shape, by the key's kind: every entry in a file was checked in full
+    (`_well_formed`) by the `save` that wrote it, the file's CRC-32 says it is those bytes, and
+    FORMAT changes with any change of shape. The full check of all ~490 entries a Stop reads
+    cost it ~1.5 ms (the prefilter's nested tuples of strings, `_plain`). What the outer
+    shape does not rule out fails where the value is used, into the fallback each use has
+    (re.compile, tomllib, no prefilter)."""
     value = _entries().get(key)
-    if value is not None and not _well_formed(key, value):
+    if value is not None and type(value) is not _SHAPES.get(key[0]):
         _loaded.pop(key, None)
         value = None
     return value if value is not None else _new.get(key)
+
+
+# The type of each kind's value (`_well_formed` has the rest).
+_SHAPES = {"re": tuple, "toml": bytes, "needs": tuple}
 
 
 def _entries():

@@ -5,11 +5,61 @@ functions, so there is one place that knows the schema's shape.
 """
 
 import os
+import sys
 import time
 
-try:  # the C module behind sqlite3: sqlite3/dbapi2.py only adds adapters for datetime values,
-    # which the ledger never binds, and imports datetime for them (~2 ms of every hook process).
-    import _sqlite3 as sqlite3
+
+def _lru_cache(maxsize=128, typed=False):
+    """functools.lru_cache(maxsize, typed) as `_sqlite3` calls it, for each connection's cache
+    of prepared statements: the same C cache (`_functools._lru_cache_wrapper`) functools wraps,
+    without the cache_info() type and update_wrapper() that need collections (see below)."""
+    try:
+        from _functools import _lru_cache_wrapper
+    except ImportError:  # another implementation: functools' own
+        from functools import lru_cache
+
+        return lru_cache(maxsize, typed)
+
+    def decorating_function(user_function):
+        return _lru_cache_wrapper(user_function, maxsize, typed, tuple)
+
+    return decorating_function
+
+
+def _import_sqlite3():
+    """The C module behind sqlite3. Not sqlite3 itself: sqlite3/dbapi2.py only adds adapters for
+    datetime values, which the ledger never binds, and imports datetime for them (~2 ms).
+
+    `_sqlite3` imports functools when it loads, for the one name it takes from it (lru_cache,
+    its statement cache), and functools imports collections, operator, types, keyword and
+    reprlib: ~2.5 ms of every hook process, which uses nothing else of them. Where nothing has
+    imported functools yet, `_sqlite3` is given a module holding only lru_cache, built on the
+    same C cache; it is gone from sys.modules once `_sqlite3` has loaded, so an `import
+    functools` later gets the real one. Should `_sqlite3` want more of functools than that, it
+    loads again with the real one."""
+    if "functools" in sys.modules or "_sqlite3" in sys.modules:
+        import _sqlite3
+
+        return _sqlite3
+    stand_in = type(sys)("functools")
+    stand_in.lru_cache = _lru_cache
+    sys.modules["functools"] = stand_in
+    try:
+        import _sqlite3
+    except ImportError:
+        raise
+    except Exception:
+        _sqlite3 = None
+    finally:
+        if sys.modules.get("functools") is stand_in:
+            del sys.modules["functools"]
+    if _sqlite3 is None:
+        import _sqlite3
+    return _sqlite3
+
+
+try:
+    sqlite3 = _import_sqlite3()
 except ImportError:
     import sqlite3
 
@@ -337,6 +387,68 @@ def _int_or_none(value):
         return None
 
 
+# The search index -----------------------------------------------------------------------------
+
+# Past this many segments in the FTS index a Stop has it merged in the background (merge.py).
+INDEX_MAX_SEGMENTS = 6
+
+
+def index_segments(conn):
+    """How many segments the FTS index holds, from its structure record; 0 when it cannot tell.
+    Every term lookup looks the term up in each of them."""
+    return _index_structure(conn)[0]
+
+
+def _index_structure(conn):
+    """(segments, whether a merge could make fewer): some level holds two or more segments, or
+    a merge is under way. FTS5's structure record: a 4-byte cookie, then varints: levels,
+    segments, a write counter, and per level the segments being merged, the segment count and
+    three per segment (id, first and last page)."""
+    try:
+        row = conn.execute("SELECT block FROM evidence_fts_data WHERE id = 10").fetchone()
+        block = row[0] if row else None
+        if not isinstance(block, bytes) or len(block) < 7:
+            return 0, False
+        at = [4]
+
+        def varint():
+            value = 0
+            for n in range(9):
+                byte = block[at[0]]
+                at[0] += 1
+                if n == 8:
+                    return (value << 8) | byte
+                value = (value << 7) | (byte & 0x7F)
+                if not byte & 0x80:
+                    return value
+            return value
+
+        levels, segments = varint(), varint()
+        varint()
+        mergeable = False
+        for _ in range(levels):
+            merging, count = varint(), varint()
+            if merging or count >= 2:
+                mergeable = True
+                break
+            for _ in range(3 * count):
+                varint()
+        return segments, mergeable
+    except Exception:
+        return 0, False
+
+
+def index_merge_due(conn):
+    """Whether the index is deeper than it should be and a merge can make it shallower, and a
+    merge may start (merge.py)."""
+    if os.environ.get("LEDGER_INDEX_MERGE", "").strip().lower() in ("0", "off", "false", "no"):
+        return False
+    if not hasattr(os, "fork"):
+        return False
+    segments, mergeable = _index_structure(conn)
+    return segments > INDEX_MAX_SEGMENTS and mergeable
+
+
 # Reading -----------------------------------------------------------------------------------
 
 _COLUMNS = (
@@ -347,12 +459,112 @@ _COLUMNS = (
 EVIDENCE_COLUMNS = "'E' || e.num AS id, " + ", ".join("e." + c for c in _COLUMNS)
 
 
-def session_evidence(conn, session_id):
-    """Every entry of one session, oldest first."""
-    return conn.execute(
-        "SELECT %s FROM evidence e WHERE e.session_id = ? ORDER BY e.num" % EVIDENCE_COLUMNS,
-        (session_id,),
+def session_evidence(conn, session_id, defer=None):
+    """Every entry of one session, oldest first.
+
+    `defer`: outputs of this many bytes or more (by output_length) are not read now; their rows
+    are DeferredRow, which reads the output when it is first asked for (while `conn` is open).
+    The Stop hook asks for a big log's output only where it needs it: a detector that finds the
+    quotes in newer entries never reads it, and the suggestions need its last lines."""
+    if not defer:
+        return conn.execute(
+            "SELECT %s FROM evidence e WHERE e.session_id = ? ORDER BY e.num" % EVIDENCE_COLUMNS,
+            (session_id,),
+        ).fetchall()
+    defer = int(defer)
+    columns = EVIDENCE_COLUMNS.replace(
+        "e.output, ", "CASE WHEN e.output_length >= %d THEN NULL ELSE e.output END AS output, " % defer, 1)
+    rows = conn.execute(
+        "SELECT %s FROM evidence e WHERE e.session_id = ? ORDER BY e.num" % columns, (session_id,),
     ).fetchall()
+    for i, row in enumerate(rows):
+        if row["output"] is None and (row["output_length"] or 0) >= defer:
+            rows[i] = DeferredRow(conn, row)
+    return rows
+
+
+class DeferredRow:
+    """A session row (sqlite3.Row) whose output, a big one, stays in the ledger until asked for.
+
+    `row["output"]` reads it (once); `dict(row)` and `row.keys()` are a store row's. Without
+    reading it as a str: `output_scan()` says whether it is ASCII and holds a FOLD_APART
+    character, and `ascii_tail()` reads its end, from SQLite's incremental blob I/O in chunks
+    (a 1 MiB log as a str and SQLite's copy of it cost a Stop ~500 fresh pages, ~2 ms)."""
+
+    __slots__ = ("_conn", "_row", "_output", "_scan")
+
+    def __init__(self, conn, row):
+        self._conn = conn
+        self._row = row
+        self._output = None
+        self._scan = None
+
+    def __getitem__(self, key):
+        if key == "output":
+            if self._output is None:
+                found = self._conn.execute("SELECT output FROM evidence WHERE num = ?",
+                                           (self._row["num"],)).fetchone()
+                self._output = (found[0] if found else None, )
+            return self._output[0]
+        return self._row[key]
+
+    def keys(self):
+        return self._row.keys()
+
+    def __len__(self):
+        return len(self._row)
+
+    @property
+    def loaded(self):
+        return self._output is not None
+
+    def output_scan(self):
+        """(byte length, whether the output is ASCII, whether it holds a FOLD_APART character);
+        the length is None where it was read as text instead (no blob I/O, or it failed)."""
+        if self._scan is None:
+            try:
+                self._scan = self._blob_scan()
+            except Exception:
+                text = self["output"] or ""
+                self._scan = (None, text.isascii(), any(c in text for c in FOLD_APART))
+        return self._scan
+
+    def _blob_scan(self):
+        if self.loaded:
+            raise LookupError("read already")
+        apart = [c.encode("utf-8") for c in FOLD_APART]
+        with self._conn.blobopen("evidence", "output", self._row["num"], readonly=True) as blob:
+            size = len(blob)
+            ascii, held, carry = True, False, b""
+            while True:
+                chunk = blob.read(1 << 16)
+                if not chunk:
+                    break
+                if ascii and not chunk.isascii():
+                    ascii = False
+                if not ascii:
+                    piece = carry + chunk  # a character split between two chunks
+                    if any(a in piece for a in apart):
+                        held = True
+                        break
+                carry = chunk[-1:]
+        return size, ascii, held
+
+    def ascii_tail(self):
+        """(length, tail) for an ASCII output not read yet: tail(k) is `output[-k:]` (k > 0), read
+        from the ledger's end of it; None otherwise."""
+        if self.loaded:
+            return None
+        size, ascii, _ = self.output_scan()
+        if size is None or not ascii:
+            return None
+
+        def tail(k):
+            with self._conn.blobopen("evidence", "output", self._row["num"], readonly=True) as blob:
+                blob.seek(max(0, size - k))
+                return blob.read(min(k, size)).decode("ascii")
+
+        return size, tail
 
 
 def get_evidence(conn, evidence_id):
@@ -484,6 +696,12 @@ FOLD_APART = ("\u0130", "\u017f")
 
 
 def _fts_exact(row):
+    if isinstance(row, DeferredRow) and not row.loaded:  # the same answer, without the str
+        command = row["command"]
+        if command and not command.isascii() and any(c in command for c in FOLD_APART):
+            return False
+        _, ascii, held = row.output_scan()
+        return ascii or not held
     for text in (row["command"], row["output"]):
         if text and not text.isascii() and any(c in text for c in FOLD_APART):
             return False

@@ -35,6 +35,9 @@ def isolated_env(tmp_path, monkeypatch):
     monkeypatch.setenv("LEDGER_DB", str(tmp_path / "ledger" / "ledger.db"))
     for name in ("LEDGER_MAX_OUTPUT", "LEDGER_DISABLE", "LEDGER_CACHE", "CLAUDE_PROJECT_DIR", "NO_COLOR"):
         monkeypatch.delenv(name, raising=False)
+    # No detached index merges after a Stop (ledger/merge.py) outliving the test that started
+    # them, nor forked from tests that run a hook in-process; tests/test_merge.py turns it on.
+    monkeypatch.setenv("LEDGER_INDEX_MERGE", "0")
     return tmp_path
 
 

@@ -155,3 +155,26 @@ def test_with_site_the_hook_adds_nothing_outside_the_allowlist(tmp_path):
     added = {m for m in after - bare if not m.startswith("ledger")}
     assert not added & FORBIDDEN
     assert sorted(added - ALLOWED) == []
+
+
+def test_sqlite_loads_without_functools_and_functools_stays_real(tmp_path):
+    # ledger.store gives _sqlite3 a stand-in functools holding only lru_cache (its statement
+    # cache), built on functools' own C cache: collections and the rest stay unloaded, the
+    # statement cache works, and a later `import functools` is the real module.
+    code = (
+        "import sys\n"
+        "sys.path.insert(0, %r)\n"
+        "import ledger.store as store\n"
+        "assert 'functools' not in sys.modules and 'collections' not in sys.modules, sorted(sys.modules)\n"
+        "conn = store.connect(%r)\n"
+        "for _ in range(3):\n"
+        "    assert conn.execute('SELECT count(*) FROM evidence').fetchone()[0] == 0\n"
+        "conn.close()\n"
+        "import functools\n"
+        "assert functools.reduce(lambda a, b: a + b, [1, 2, 3]) == 6 and hasattr(functools, 'partial')\n"
+        "print('ok')\n"
+    ) % (REPO, str(tmp_path / "l.db"))
+    result = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, timeout=60,
+                            env={"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path)})
+    assert result.returncode == 0, result.stderr.decode()
+    assert result.stdout.decode().strip() == "ok"

@@ -88,6 +88,24 @@ class Report:
         return {"lang": self.lang, "claims": [c.to_dict() for c in self.claims]}
 
 
+class _DeferredEvidence(Evidence):
+    """Evidence whose output is a store row's that has not been read yet (store.DeferredRow):
+    read when the checker first looks at it. Most Stops never do for a big log: the quotes are
+    found in newer entries first."""
+
+    __slots__ = ("_row",)
+
+    def __init__(self, id, row, input_text="", tool_name=None):
+        self.id = id
+        self._row = row
+        self.input_text = input_text or ""
+        self.tool_name = tool_name
+
+    @property
+    def output(self):
+        return self._row["output"] or ""
+
+
 def evidence_from_rows(rows):
     """Store rows (`ledger.store.session_evidence`) -> [Evidence]."""
     from .. import jsonc
@@ -101,6 +119,9 @@ def evidence_from_rows(rows):
                 parts.extend(_strings(jsonc.loads(raw)))
             except ValueError:
                 parts.append(raw)
+        if getattr(r, "loaded", True) is False:  # a store.DeferredRow: its output read on demand
+            out.append(_DeferredEvidence(r["id"], r, "\n".join(p for p in parts if p), r["tool_name"]))
+            continue
         out.append(Evidence(r["id"], r["output"] or "", "\n".join(p for p in parts if p),
                             r["tool_name"]))
     return out

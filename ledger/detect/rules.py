@@ -107,7 +107,8 @@ def _units(pattern, flags):
     flags, no groups): a sentence is then searched only for the branches it may match, where
     the widest entries (one holds 40 branches) cost ~100 µs a sentence whole. The branches in
     order are what the alternation tries in order, so the list's matches are unchanged
-    (`_alternation`). Derived once per pattern, kept by diskcache.needs."""
+    (`_alternation`). Derived for each pattern of a list when its index is built
+    (`Matcher._index`), which diskcache.needs keeps."""
     from re import _constants, _parser
 
     parsed = _parser.parse(pattern, flags)
@@ -212,6 +213,10 @@ def _needs(items, c):
     return max(options, key=lambda o: (min(map(len, o)), -len(o)))
 
 
+# Prefixed to a list's patterns (joined by "|") to key its prefilter index in the disk cache;
+# no joined alternation starts with it ("(?:"), nor a pattern anyone writes.
+_INDEX_KEY = "\x00prefilter index\x00"
+
 _TRIGRAMS = {}  # lowered text -> the set of its runs of three characters; emptied when full
 
 
@@ -310,34 +315,66 @@ class Matcher:
         return self._one
 
     def _requirements(self):
+        """The prefilter's index of this list (see `_index`), kept on disk as one entry: a Stop
+        reads the index of each list it searches, where rebuilding it from each pattern's
+        entry cost ~1.3 ms. Any failure, here or in what the disk cache gave back (diskcache
+        checks only the outer shape of what it reads), means no prefilter: the list is
+        searched whole, as before."""
         try:
-            found = [diskcache.needs(p, self.flags, _units) for p in self.patterns]
+            index = diskcache.needs(_INDEX_KEY + "|".join(self.patterns), self.flags, self._index)
+            if index is None:
+                return None
+            count, sources, strings, holders, always, empty, starts, started, short = index
+            if len(sources) != count or not all(type(s) is str for s in strings):
+                return None
+            by_string = dict(zip(strings, holders))
+            by_start = dict(zip(starts, started))
+            if len(by_string) != len(strings) or len(by_start) != len(starts):
+                return None
+        except Exception:
+            return None
+        self._sources = sources
+        self._single = [None] * count
+        self._by_string = by_string
+        self._always = always
+        self._empty = set(empty)
+        self._by_start = by_start
+        self._short = short
+        return range(count)  # one per unit: what `_needs` is asked is whether it is None, and its length
+
+    def _index(self, key, flags):
+        """From what each pattern needs (`_units`): (the number of
+        units, each unit's source, each needed string, the units that need it, the units that
+        need none, those that can match the empty string, the first three characters of the
+        strings of 3+, the strings that start with each, the strings of one or two); None when
+        the list cannot be prefiltered. Tuples of strings and ints, as diskcache keeps them."""
+        try:
+            # Each pattern parsed here, not kept on disk one by one: a warm Stop reads only the
+            # index, and a rule edit re-derives the lists it changed (a few ms, once).
+            found = [_units(p, flags) for p in self.patterns]
         except Exception:  # a pattern re parses differently alone: no prefilter
             return None
-        sources, needs, empty = [], [], set()
+        sources, needs, empty = [], [], []
         for pattern, units in zip(self.patterns, found):
             for source, width, groups, strings in units:
                 if groups != 0:
                     return None
                 if width <= 0:  # "^(?=.*by design).*": searched through the joined alternation
-                    empty.add(len(sources))
+                    empty.append(len(sources))
                 sources.append(pattern if source is None else source)
                 needs.append(strings)
         by_string = {}
         for i, strings in enumerate(needs):
             for s in strings or ():
                 by_string.setdefault(s, []).append(i)
-        self._sources = sources
-        self._single = [None] * len(sources)
-        self._by_string = by_string
-        self._always = [i for i, strings in enumerate(needs) if strings is None]
-        self._empty = empty
-        self._by_start = {}
+        by_start = {}
         for s in by_string:
             if len(s) >= 3:
-                self._by_start.setdefault(s[:3], []).append(s)
-        self._short = [s for s in by_string if len(s) < 3]
-        return needs
+                by_start.setdefault(s[:3], []).append(s)
+        return (len(sources), tuple(sources), tuple(by_string), tuple(tuple(v) for v in by_string.values()),
+                tuple(i for i, strings in enumerate(needs) if strings is None), tuple(empty),
+                tuple(by_start), tuple(tuple(v) for v in by_start.values()),
+                tuple(s for s in by_string if len(s) < 3))
 
     def _candidates(self, text):
         """The patterns `text` may match, in order, compiled; None when that is all of them."""

@@ -14,6 +14,8 @@ from ledger.hooks import note
 
 
 def handle(event, adapter):
+    global merge_due
+    merge_due = False
     project_dir = os.environ.get("CLAUDE_PROJECT_DIR") or os.environ.get("GEMINI_PROJECT_DIR") or event.get("cwd")
     try:
         config, _ = config_mod.load(project_dir)
@@ -50,13 +52,23 @@ def handle(event, adapter):
                     error="%s: %s" % (exc.__class__.__name__, exc))
             return _output(adapter, guard.Verdict("allow"), session_id)
         _record(conn, event, session_id, verdict, report, blocks, config, message, checkpoint=checkpoint)
+        # Whether the search index has grown deep enough to merge, after the verdict is out
+        # (ledger/merge.py): one read of its structure record.
+        merge_due = store.index_merge_due(conn)
     finally:
         conn.close()
     return _output(adapter, verdict, session_id)
 
 
+# Set by handle(): the caller starts the index merge once the verdict is written.
+merge_due = False
+
+
 # SQLite's page cache for the Stop's connection (store.connect): it reads each page about once.
 STOP_CACHE_KIB = 512
+
+# Outputs this big or bigger are read only where the Stop needs them (see judge).
+DEFER_OUTPUT_BYTES = 256 * 1024
 
 # Final answers are a few KB; a message past this is judged on its head and tail (where a
 # diagnosis sits), so the hook finishes well inside the agent's hook timeout.
@@ -145,7 +157,8 @@ def judge(conn, event, session_id, message, config, project_dir, checkpoint=None
     if checkpoint is None:
         checkpoint = []
 
-    rows = store.session_evidence(conn, session_id)
+    # A big output (a 1 MiB log) stays in the ledger until something reads it (store.DeferredRow).
+    rows = store.session_evidence(conn, session_id, defer=DEFER_OUTPUT_BYTES)
     # Entries that fail the hash chain (edited, added by hand) are not evidence; the reason names
     # them and the user hears about it once. Only what the last clean check did not cover is
     # re-hashed: the newer entries now, the older ones a claim cites once the detector has run.
@@ -222,8 +235,13 @@ def _lacks(row, holds):
 def _summary(row, claim_text="", lacks=frozenset()):
     status = "exit %s" % row["exit_code"] if row["exit_code"] not in (None, 0) else ("failed" if row["failed"] else "ok")
     target = row["command"] or row["tool_name"] or ""
-    return "%s: %s (%s) -> %s" % (row["tool_name"] or "tool", target, status,
-                                  best_line(row["output"] or "", claim_text, lacks=lacks))
+    # An ASCII output still in the ledger (store.DeferredRow): only its end is read.
+    end = row.ascii_tail() if isinstance(row, store.DeferredRow) else None
+    if end is not None:
+        line = _best_of(_last_lines("", 2000, *end), claim_text, lacks)
+    else:
+        line = best_line(row["output"] or "", claim_text, lacks=lacks)
+    return "%s: %s (%s) -> %s" % (row["tool_name"] or "tool", target, status, line)
 
 
 # Words that make a line worth showing even when it shares no term with the claim.
@@ -240,10 +258,14 @@ def best_line(output, claim_text, scan=2000, lacks=frozenset()):
 
     `lacks`: lower-cased terms known to be nowhere in `output` (see _lacks); a line cannot hold
     them, so they are not looked for. The line is the same either way."""
+    return _best_of(_last_lines(output, scan), claim_text, lacks)
+
+
+def _best_of(lines, claim_text, lacks=frozenset()):
+    """best_line, given the lines it looks at (the output's last `scan`)."""
     terms = {t for t in _words(claim_text) if len(t) >= 3}
     if lacks:
         terms -= lacks
-    lines = _last_lines(output, scan)
     block = "\n".join(lines)
     if block.isascii():
         return _best_ascii_line(lines, block.lower(), terms)
@@ -332,20 +354,28 @@ def _lines_holding(parts):
     return set(accumulate(map(str.count, parts[:-1], repeat("\n"))))
 
 
-def _last_lines(text, count):
-    """`text.splitlines()[-count:]` without splitting all of a 1 MiB output to keep its end."""
+def _last_lines(text, count, length=None, tail=None):
+    """`text.splitlines()[-count:]` without splitting all of a 1 MiB output to keep its end.
+
+    Or, given `length` and `tail` (`tail(k)`: the text's last k characters, all of it when k is
+    more), the same for a text of which only that much is read (store.DeferredRow.ascii_tail)."""
+    if tail is None:
+        length = len(text)
+
+        def tail(k):
+            return text[-k:]
     size = 128 * count
-    if len(text) > size:
+    if length > size:
         # As far back as the last 4 KiB's lines say `count` lines reach, and a fifth more: a log
         # of 70-character lines is not sliced and split twice as far back as it needs.
-        tail = text[-4096:]
-        size = min(size, int(len(tail) / (tail.count("\n") + 1) * (count + 1) * 1.2) + 256)
-    while size < len(text):
-        lines = text[-size:].splitlines()
+        end = tail(4096)
+        size = min(size, int(len(end) / (end.count("\n") + 1) * (count + 1) * 1.2) + 256)
+    while size < length:
+        lines = tail(size).splitlines()
         if len(lines) > count:  # the first may be cut short (or be the "\n" of a "\r\n"); not kept
             return lines[-count:]
         size *= 2
-    return text.splitlines()[-count:]
+    return tail(length).splitlines()[-count:] if length else []
 
 
 def _words(text):
