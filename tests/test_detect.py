@@ -966,3 +966,10 @@ def test_round26_english_causes_are_claims(text):
 ])
 def test_round26_japanese_causes_are_claims(text):
     assert "assertion" in kinds(text)
+
+
+def test_japanese_findings_claim_defects_not_symptoms():
+    message = "## 分かったこと\n\n- OOM は最初の評価ステップでだけ起きます。\n- 評価中のピークメモリは学習時より 9GB 多いです。\n"
+    assert decision(analyze(message)) == "allow"
+    message = "## 分かったこと\n\n- DataLoader が drop_last=True のままで、末尾のバッチが捨てられています。\n"
+    assert decision(analyze(message)) == "block"
