@@ -226,6 +226,7 @@ def analyze(message, evidence=None, rules=None):
         if b.kind not in ("para", "item", "row"):
             continue
         list_mode = None
+        # list_head is one of the grammar lists every language's rules hold (rules.BOTH_WAYS)
         if b.kind == "para" and rules.for_lang("en").list_head.search(b.text) and "\n" not in b.text.strip() \
                 and bi + 1 < len(blocks) and blocks[bi + 1].kind == "item":
             list_mode = _heading_mode(rules.for_lang, _last_sentence(b.text).rstrip(" :："))
@@ -355,15 +356,16 @@ def _scope(bi, blocks, rules):
             material.extend(nb.codes)
         elif nb.kind == "heading" and nb.level == 7 and _is_evidence_line(nb.text, rules):
             pass  # "Evidence:" alone on a line, its fence or quote follows
-        elif nb.kind in ("item", "row") and b.kind in ("para", "heading") \
-                and all(_names_evidence(x.text, rules) or x.kind == "row" and x.header is True
-                        for x in _run_of(blocks, j)):
+        elif nb.kind in ("item", "row") and b.kind in ("para", "heading"):
             # 「…ためです。」 then a list (or table) whose every item names the evidence it shows:
             # "- rank 0 timed out in the collective (E1)"
-            for x in _run_of(blocks, j):
+            run = _run_of(blocks, j)
+            if not all(_names_evidence(x.text, rules) or x.kind == "row" and x.header is True for x in run):
+                break
+            for x in run:
                 prose.append(x.text)
                 material.extend(x.codes)
-            j += len(_run_of(blocks, j))
+            j += len(run)
             continue
         else:
             break

@@ -259,8 +259,6 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
     return best
 
 
-
-
 def _effect_fails(r, plain, m):
     """For a connective whose cause follows it ("X because Y"), is the failure on the effect's
     side? "The job OOMs because the eval loop keeps the graph" is a diagnosis; "I renamed the
@@ -465,8 +463,6 @@ def _assert(mode, mode_label, reason):
     if mode == HYPOTHESIS:
         return Verdict(HYPOTHESIS, "under %r: %s" % (mode_label or "hypothesis", reason))
     return Verdict(ASSERTION, reason)
-
-
 
 
 def _rationale(r, lang, text, clause, a, m):

@@ -538,7 +538,7 @@ class Rules:
                 # errors"); the other direction would only add noise.
                 for p in self.packs:
                     if p.lang == "en":
-                        for key in shared:
+                        for key in ("failure", "not_failure"):
                             shared[key].extend(p.data.get("cues", {}).get(key, []))
             got = LangRules(lang, packs, shared)
             self._by_lang[lang] = got

@@ -1,8 +1,8 @@
 """The file an installed hook runs: `PYTHON /abs/path/to/ledger/hooks/entry.py AGENT`.
 
 Why a file and not `python -m ledger.hooks` or pip's `ledger-hook` script: `-m` imports runpy,
-importlib.util and contextlib, and pip's script imports re (and enum), about 4 ms either way,
-paid on every tool call; running a file by path pays neither. Keep this file free of imports
+importlib.util and contextlib (~1 ms a tool call), and pip's script imports re and enum (~5 ms
+a tool call, bench/hook_bench.py); running a file by path pays neither. Keep this file free of imports
 beyond `os` and `sys` (both loaded before any script runs): the package is not on sys.path yet.
 """
 
