@@ -138,8 +138,9 @@ def test_corpus_parser_reads_blocks_and_evidence(tmp_path):
 # Cited items the detector blocks on purpose: en_blind11.txt:161 quotes `Rate: 100`, 9
 # characters, under the 10 a quote needs to count on its own (rules/en.toml min_quote_chars).
 CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
-                           # held out, not read: their first-run blocked citations
-                           ("en", "blind28"): 1, ("ja", "blind28"): 1}
+                           # ja_blind28.txt:558: an elaboration after the cited bullets, in
+                           # a paragraph of its own, has no quote of its own (left as it is)
+                           ("ja", "blind28"): 1}
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
 NEGATED_BLOCKED_CEILING = {("ja", "blind29"): 0.125}
 

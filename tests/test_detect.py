@@ -973,3 +973,55 @@ def test_japanese_findings_claim_defects_not_symptoms():
     assert decision(analyze(message)) == "allow"
     message = "## 分かったこと\n\n- DataLoader が drop_last=True のままで、末尾のバッチが捨てられています。\n"
     assert decision(analyze(message)) == "block"
+
+
+# Round on blind28/29 (session 5): general forms, written afresh, not copied from the corpus.
+@pytest.mark.parametrize("text", [
+    "Median latency went from 40 ms to 210 ms because the tokenizer is rebuilt on every request.",
+    "The gap vs. the baseline comes from evaluating with the training-time augmentation still on.",
+    "Accuracy reads 0.0 because the labels are cast to strings and never equal the predictions.",
+    "That `CUDA driver version is insufficient for CUDA runtime version` error is just the image shipping a newer runtime than the host driver.",
+    "The checkpoint loads with strict=False and skips every key, which is why you get chance-level results.",
+    "it's the NFS mount on node 3, it's flapping.",
+    "Serving p95 jumped to 700 ms after the deploy; the new build turns request batching off.",
+])
+def test_round28_english_causes_are_claims(text):
+    assert "assertion" in kinds(text)
+
+
+@pytest.mark.parametrize("text", [
+    # the effect of "the reason" / "which is the reason" is named, and it is no failure
+    "The reason for the migration is that the old cluster is being retired.",
+    "Syncing every step has a cost, which is the reason the guide recommends doing it every 100 steps.",
+    # a task, a pointer, a purpose
+    "You asked me to find the cause of the slowdown; I'll start with a profile of one step.",
+    "The first error in the log is below.",
+    "I added a `--max-restarts` flag, so a preempted job can come back on its own.",
+    "Padded the vocab to a multiple of 64 so the fused kernel is eligible; throughput dropped by nothing measurable.",
+    # docs, and an expected value that is not a hedge
+    "Here's what `expandable_segments` does: it lets the allocator grow a segment instead of reserving a new one, which reduces fragmentation.",
+    "I suspect, but haven't shown, that the drop comes from the new filter removing hard positives.",
+    "Neither is confirmed. Plan: rerun with the old filter and compare recall.",
+])
+def test_round28_english_non_claims_and_hypotheses_pass(text):
+    assert decision(analyze(text)) == "allow"
+
+
+@pytest.mark.parametrize("text", [
+    "検証を毎エポック回すようにしたのは、異常に早く気づきたいという要望があったためです。",
+    "ログが多すぎて追いにくいので、rank 0 以外は WARNING 以上だけを出すように変更しました。",
+    "明日は保守作業のため GPU ノードが使えないので、今夜のうちにジョブを投げておきます。",
+    "テストが落ちるとマージが止まってしまうので、GPU テストは別ジョブに分けました。",
+    "古い版に戻すと再現しないので、その間の差分を見るのがよさそうです。",
+    "`ERROR: Failed building wheel` としか出ていないので、現時点では原因を絞り切れていません。",
+    "torch.compile は初回にグラフをトレースするので、一般に最初のステップは後続より時間がかかります。",
+    "このエラーが出たら、バージョン情報を貼ってください。再現の手がかりになるためです。",
+    "設定の変更は、ログが読みにくいという要望によるものです。",
+])
+def test_round28_japanese_rationale_plans_and_docs_pass(text):
+    assert decision(analyze(text)) == "allow"
+
+
+def test_a_fix_after_a_stated_japanese_failure_still_claims():
+    # the reason for the agent's action is itself a failure stated as fact: a diagnosis
+    assert "assertion" in kinds("GPU 3 番のメモリが壊れているので、ノードは drain しておきました。")

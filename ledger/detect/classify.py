@@ -154,7 +154,9 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
         lang == "ja" and prev_plain and r.reason_end.search(text) and not r.topic.search(text)
         and (r.negated.search(prev_plain)
              or (not own_failure and not (r.defect and r.defect.search(text))
-                 and ((r.own_action and r.own_action.search(prev_plain)) or r.rationale.search(prev_plain)))))
+                 # 「issue に貼ってください。再現の手がかりになるためです。」: why to do as asked
+                 and ((r.own_action and r.own_action.search(prev_plain)) or r.rationale.search(prev_plain)
+                      or r.instruction.search(prev_plain)))))
     for m in r.cause_frame.finditer(text):
         # 「...からです」「...ためです」 gives a reason; it is a diagnosis only when a failure is
         # in this sentence or the one before (「落ちました。メモリ不足のためです。」), not for a
@@ -167,6 +169,8 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
                 or (not r.topic.search(text[:m.start()]) and not (r.defect and r.defect.search(text))
                     and not (failure or (prev_plain and failure_term(r, prev_plain))))):
             continue
+        if r.change_topic and r.change_topic.search(text[:m.start()]) and not failure_term(r, plain[:m.start()]):
+            continue  # 「ログの変更は、〜という要望によるものです」: the reason for a change of our own
         if _names_masked_failure(r, plain, m):
             continue  # "the drop you see is the scheduler doing what it was configured to do"
         cues.append(("frame", m))
@@ -188,12 +192,20 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
                 continue
             if lang == "en" and own_failure and not _effect_fails(r, plain, m):
                 continue
+            # "..., which is the reason the docs recommend leaving it off": "the reason" followed
+            # by a clause names the effect right there, and that effect must be the failure
+            if r.reason_effect and _starts(r.reason_effect, text[m.start():]) \
+                    and not failure_term(r, plain[m.end():]):
+                continue
             cues.append(("connective", m))
     # "X, so Y" / "therefore Y": Y must be the failure ("The run crashed, so the checkpoint at
     # step 400 is the latest" states a consequence, not a diagnosis).
     for m in r.result.finditer(text) if (r.result and failure and not observed) else ():
         if r.purpose and r.purpose.search(text[:m.end()]):
             continue  # "Added CUDA_LAUNCH_BLOCKING=1 so the traceback points at the kernel": a purpose
+        if r.purpose_after and r.purpose_after.search(text[m.end():]) \
+                and ((r.own_action and r.own_action.search(text[:m.start()])) or r.rationale.search(text[:m.start()])):
+            continue  # "I added a --resume_from flag, so a preempted job can pick up": what it is for
         after = plain[m.end():]
         # from the cue on, so that "so a bad export can't reach training" is read whole
         before_failure = failure_term(r, plain[:m.start()])
@@ -395,7 +407,8 @@ def _judge(r, lang, text, clauses, pseudo, tier, m, failure, mode, mode_label):
         return None
     if tier == "connective" and _rationale(r, lang, text, clause, a, m):
         return None
-    if tier == "result" and lang == "ja" and r.own_action and r.own_action.search(text[m.end():]):
+    if tier == "result" and lang == "ja" and ((r.own_action and r.own_action.search(text[m.end():]))
+                                               or (not failure_term(r, text[m.end():]) and _rationale(r, lang, text, clause, a, m))):
         return None  # 「ログが多すぎて読みにくいため、レベルを上げました」: the reason for the agent's own act
     if tier == "explanation" and (r.evidence.search(body) or (
             # 「IFNAME が docker0 を指していました」: a part of the system with が did it, not the agent
@@ -470,8 +483,23 @@ def _rationale(r, lang, text, clause, a, m):
     if not r.rationale:
         return False
     if lang == "ja":
-        # Japanese puts the main clause (the action) after the connective.
+        # Japanese puts the main clause (the action) after the connective; a plan, advice or
+        # "not narrowed down yet" there is no diagnosis either (「再現しないので、差分を見るのが
+        # よさそうです」).
+        after = text[m.end():]
         if r.rationale.search(text, m.end()) is not None:
+            return True
+        # ... unless what comes before is a failure stated as fact: 「GPU 3 番のメモリが死んでるので、
+        # ノードは drain しておきました」 is a diagnosis, then the fix
+        cause = text[:m.start()]
+        if (r.instruction.search(after) or r.unknown.search(after)) and (
+                not failure_term(r, cause) or (r.generic_when and r.generic_when.search(cause))):
+            return True
+        # 「評価を回すようにしたのは、〜要望があったためです」: a reason that ends the sentence
+        # explains the topic before it, here a choice of our own
+        topic = r.rationale.search(text[:m.start()])
+        if topic is not None and topic.group(0).rstrip("、, ").endswith(("のは", "理由は")) \
+                and r.reason_end.search(text[m.start():]) and not failure_term(r, text[:topic.end()]):
             return True
         # 「古い設定ファイルを削除(どこからも参照されていないため)」: the reason in brackets after the action
         bracket = max(text.rfind("(", 0, m.start()), text.rfind("（", 0, m.start()))

@@ -29,15 +29,16 @@ PATTERN_LISTS = {
         "unknown", "negation_before", "negation_after", "negated", "pseudo_negation", "contrast", "clause_break",
         "question", "conditional", "instruction", "rationale", "anaphora",
         "result", "explanation", "predicate", "own_action", "discovery", "defect", "control", "purpose",
+        "purpose_after",
     ),
     "headings": ("confirmed", "hypothesis", "assertion", "findings", "observation", "ruled_out"),
     # The small words the checks in classify.py lean on: what a list head, a topic, a reason
     # ending, a negation look like (see rules/README.md, "grammar").
     "grammar": (
         "list_head", "any_negation", "names_cause", "reason_end", "topic", "forward_connective",
-        "look_back", "hedge_stop", "list_intro", "past_end", "verb_end", "subject", "subject_verb",
+        "look_back", "reason_effect", "hedge_stop", "list_intro", "past_end", "verb_end", "subject", "subject_verb",
         "failure_noun", "failure_adjective", "label_head", "observed_head", "generic_when",
-        "nominal_cause", "observed_tail",
+        "nominal_cause", "observed_tail", "change_topic",
     ),
     "labels": ("evidence",),
     "citation": ("evidence_id", "generic_quote", "back_reference"),
