@@ -1025,3 +1025,37 @@ def test_round28_japanese_rationale_plans_and_docs_pass(text):
 def test_a_fix_after_a_stated_japanese_failure_still_claims():
     # the reason for the agent's action is itself a failure stated as fact: a diagnosis
     assert "assertion" in kinds("GPU 3 番のメモリが壊れているので、ノードは drain しておきました。")
+
+
+@pytest.mark.parametrize("message", [
+    "> Why did you pick bf16 over fp16 for this run?\n\nTwo reasons. fp16 overflows in the attention logits at this width, "
+    "because its range is small. bf16 keeps the fp32 exponent, so the loss scaler is not needed.",
+    "> なぜ Adam ではなく AdamW を使っているのですか？\n\nAdam に L2 正則化を足すと、decay が学習率でスケールされてしまい、"
+    "意図した強さで効きません。decay を更新から切り離せるためです。",
+    "Here's how the gradient scaler works.\n\nfp16 has a narrow range, so small gradients underflow to zero. The scaler "
+    "multiplies the loss before backward and unscales before the step; steps with inf are skipped.",
+    "GradScaler の仕組みを簡単に説明します。\n\nfp16 は表現できる範囲が狭いため、小さな勾配は 0 に丸められてしまいます。"
+    "そのため loss に係数を掛けてから backward します。",
+])
+def test_a_message_that_explains_a_mechanism_or_a_design_choice_is_not_a_diagnosis(message):
+    assert decision(analyze(message)) == "allow"
+
+
+def test_an_explainer_opening_does_not_cover_a_root_cause_section_below_it():
+    message = ("Here's how the gradient scaler works.\n\nIt scales the loss before backward.\n\n"
+               "## Root cause\n\nYour run diverges because the scaler was created after the first step.")
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("text", [
+    "推論が遅いのは no_grad で囲っていないからで、毎回グラフを作ってメモリも食っています。",
+    "val の transform に学習用の augmentation が混ざっており、検証 accuracy が 3 ポイント低く出ています。",
+    "CUDA のバージョン不一致です — ドライバが 11.4 までしか対応していないのに cu121 版が入っています。",
+])
+def test_round28_japanese_causes_are_claims(text):
+    assert "assertion" in kinds(text)
+
+
+def test_a_failure_reason_label_in_a_progress_list_claims():
+    message = "進捗です。\n\n- 測定：完了\n- 効率が低い理由：all-reduce が backward と重なっていません\n"
+    assert decision(analyze(message)) == "block"

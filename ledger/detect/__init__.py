@@ -188,6 +188,22 @@ def _heading_mode(r_for, text):
     return None
 
 
+def _explains(rules, blocks):
+    """Does the message open by explaining how something works, or answer a quoted question
+    about a design choice (`headings.explainer`)?"""
+    for b in blocks:
+        if b.kind == "heading":
+            continue
+        if b.kind == "quote":
+            return bool(rules.for_lang(sentences.lang_of(b.text)).explainer.search(_unemph(b.text)))
+        if b.kind in ("para", "item"):
+            spans = sentences.split(b.text)
+            first = b.text[spans[0][0]:spans[0][1]] if spans else b.text
+            return bool(rules.for_lang(sentences.lang_of(first)).explainer.search(_unemph(first)))
+        return False
+    return False
+
+
 class _Unit:
     """A sentence to classify, with where it sits."""
 
@@ -210,6 +226,9 @@ def analyze(message, evidence=None, rules=None):
     # A sentence without a causal cue counts as an assertion under a root-cause heading only in
     # the first paragraph or first list after it; later blocks need a cue of their own.
     first_group = False
+    if _explains(rules, blocks):
+        # "Here's how GradScaler works.", "> Why FSDP and not DeepSpeed?": the message explains
+        stack.append((0, "explainer", "explanation"))
     for bi, b in enumerate(blocks):
         if b.kind == "heading":
             while stack and stack[-1][0] >= b.level:

@@ -125,7 +125,10 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
         return None
     # Under "Symptoms" / 「症状：」 sentences report what was seen: "loss plateaus, then val
     # accuracy stops moving" is two symptoms in a row. Only a frame that names a cause claims.
-    observed = mode == "observation"
+    observed = mode in ("observation", "explainer")
+    # A message that explains how something works gives reasons, not diagnoses: a frame that only
+    # ends a sentence with a reason (「〜ためです」) claims nothing there.
+    explaining = mode == "explainer"
     ruled_out = mode == "ruled_out"
     if observed or ruled_out:
         mode = mode_label = None
@@ -161,6 +164,8 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
         # 「...からです」「...ためです」 gives a reason; it is a diagnosis only when a failure is
         # in this sentence or the one before (「落ちました。メモリ不足のためです。」), not for a
         # choice (「bf16 を使っています。指数範囲が同じだからです。」).
+        if explaining and _starts(r.reason_end, m.group(0)):
+            continue
         if _starts(r.reason_end, m.group(0)) and not text[:m.start()].endswith(("それ", "これ")) and (
                 # 「warmup を 2000 にしたのは〜ためです」: the reason for the agent's own choice
                 r.rationale.search(text[:m.start()])
@@ -487,11 +492,16 @@ def _rationale(r, lang, text, clause, a, m):
         # "not narrowed down yet" there is no diagnosis either (「再現しないので、差分を見るのが
         # よさそうです」).
         after = text[m.end():]
+        cause = text[:m.start()]
+        # 「推論が遅いのは no_grad で囲っていないからで、…」: a failure as the topic, so what
+        # follows the reason elaborates the diagnosis
+        k = cause.find("のは")
+        if k > 0 and failure_term(r, cause[max(0, k - 8):k]):  # the topic ends in the failure
+            return False
         if r.rationale.search(text, m.end()) is not None:
             return True
         # ... unless what comes before is a failure stated as fact: 「GPU 3 番のメモリが死んでるので、
         # ノードは drain しておきました」 is a diagnosis, then the fix
-        cause = text[:m.start()]
         if (r.instruction.search(after) or r.unknown.search(after)) and (
                 not failure_term(r, cause) or (r.generic_when and r.generic_when.search(cause))):
             return True

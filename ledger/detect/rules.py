@@ -31,7 +31,7 @@ PATTERN_LISTS = {
         "result", "explanation", "predicate", "own_action", "discovery", "defect", "control", "purpose",
         "purpose_after",
     ),
-    "headings": ("confirmed", "hypothesis", "assertion", "findings", "observation", "ruled_out"),
+    "headings": ("confirmed", "hypothesis", "assertion", "findings", "observation", "ruled_out", "explainer"),
     # The small words the checks in classify.py lean on: what a list head, a topic, a reason
     # ending, a negation look like (see rules/README.md, "grammar").
     "grammar": (
