@@ -81,11 +81,11 @@ FLOORS = {
     ("ja", "blind26"): (0.95, 0.0),
     ("en", "blind27"): (0.88, 0.0),
     ("ja", "blind27"): (0.92, 0.03),
+    ("en", "blind28"): (0.74, 0.0),
+    ("ja", "blind28"): (0.92, 0.0),
+    ("en", "blind29"): (0.95, 0.0),
+    ("ja", "blind29"): (0.97, 0.03),
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
-    ("en", "blind28"): (0.68, 0.17),
-    ("ja", "blind28"): (0.89, 0.20),
-    ("en", "blind29"): (0.76, 0.08),
-    ("ja", "blind29"): (0.89, 0.12),
     ("en", "blind30"): (0.73, 0.08),
     ("ja", "blind30"): (0.92, 0.12),
 }
@@ -142,7 +142,7 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            # a paragraph of its own, has no quote of its own (left as it is)
                            ("ja", "blind28"): 1}
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
-NEGATED_BLOCKED_CEILING = {("ja", "blind29"): 0.125}
+NEGATED_BLOCKED_CEILING = {}
 
 
 def test_every_blind_split_cites_and_traps_hold(results):
