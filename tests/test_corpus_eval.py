@@ -87,7 +87,9 @@ FLOORS = {
     ("ja", "blind29"): (0.97, 0.03),
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
     ("en", "blind30"): (0.73, 0.08),
-    ("ja", "blind30"): (0.92, 0.12),
+    ("ja", "blind30"): (0.92, 0.10),
+    ("en", "blind31"): (0.86, 0.10),
+    ("ja", "blind31"): (0.92, 0.05),
 }
 
 
