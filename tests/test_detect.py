@@ -1059,3 +1059,53 @@ def test_round28_japanese_causes_are_claims(text):
 def test_a_failure_reason_label_in_a_progress_list_claims():
     message = "進捗です。\n\n- 測定：完了\n- 効率が低い理由：all-reduce が backward と重なっていません\n"
     assert decision(analyze(message)) == "block"
+
+
+# Round on blind30 (session 5)
+@pytest.mark.parametrize("text", [
+    "Running stats keep updating during eval, which is what drags validation accuracy down by 3 points.",
+    "Scores differ between identical runs due to the sampler seeding from the wall clock.",
+    "Weight decay on the norm gains — that's the whole reason the fine-tune underfits.",
+    "ok figured out why the eval jumped 2 points — the dedupe step also ran on the test set.",
+    "Status on the 8-node job: it was stalling at the first all-gather — mismatched `sharding_strategy` between the two launchers.",
+    "The sampler drops the tail of every shard, and the epoch covers 9,600 samples instead of 10,000.",
+    "I reran the eval, and the accuracy is still wrong because the label map is reversed.",
+])
+def test_round30_english_causes_are_claims(text):
+    assert "assertion" in kinds(text)
+
+
+def test_a_confirmed_heading_after_the_hypotheses_asserts():
+    message = ("## Hypotheses\n\n1. The port might have changed the matmul precision.\n\n"
+               "## Confirmed\n\nThe rest of the gap comes from the eval script truncating long answers.")
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("text", [
+    "How `gradient_accumulation_steps` works in the Trainer: each micro-batch loss is divided by N. "
+    "The optimizer steps once every N micro-batches, which is why `global_step` advances N times slower.",
+    "I haven't looked into the two failures; both are queued for tomorrow.",
+    "heads up: draining the nodes tonight for the driver upgrade. the reason is the security patch, nothing's broken.",
+    "v0.4.2 の変更点: `eval_steps` を独立に指定できるようにしました。ログは細かく取りたいが評価は間引きたい、という要望が多かったためです。",
+    "この記事では、`num_workers` を増やしすぎるとかえって遅くなる理由を、実測を交えて説明します。",
+    "- ハングの原因調査はまだ手を付けていません。まず学習を止めないことを優先したためです",
+    "GPU をワーカー側で使わないのは、fork 後のプロセスで CUDA を初期化するとエラーになるためです。",
+])
+def test_round30_non_claims_pass(text):
+    assert decision(analyze(text)) == "allow"
+
+
+def test_a_system_part_that_does_not_use_the_gpu_still_claims():
+    # the choice not to use the GPU is ours; "ollama doesn't use the GPU" is what a part does
+    assert "assertion" in kinds("ollama が GPU を使わないのは、ROCm が gfx1030 に対応していないからです。")
+
+
+def test_ruled_out_items_and_its_not_the_x_are_reported_as_negated():
+    message = ("## What I ruled out\n\n- **Gradient clipping:** the threshold is never reached before the divergence.\n"
+               "- **Data order:** a new seed diverges at the same step.\n")
+    assert kinds(message) == ["negated", "negated"]
+    assert kinds("It's not the data loader: with in-memory tensors the step time is unchanged.") == ["negated"]
+
+
+def test_a_hedge_taken_back_asserts():
+    assert "assertion" in kinds("DataParallel を使ってるからだと思いますよ、じゃなくて確実にそれです。メモリが落ちるのはそのせいです。")

@@ -314,6 +314,12 @@ def analyze(message, evidence=None, rules=None):
         if _BARE_LABEL.match(plain):
             continue  # "- 原因:" / "**Root cause:**" with nothing after it: an empty template field
         v = _classify.classify(r, lang, masked, plain, prev, mode, mode_label, bare_ok)
+        b = blocks[u.block]
+        if v is None and mode == "ruled_out" and b.kind == "item" and b.label \
+                and (idx == 0 or units[idx - 1].block != u.block):
+            # "## What I ruled out / - **Gradient clipping:** the threshold is never reached": each
+            # labelled item names a suspect that was cleared; reported, so the audit shows it
+            v = _classify.Verdict(_classify.NEGATED, "under a ruled-out heading: %r" % b.label)
         if v is None:
             continue
         claims.append((Claim(u.text.strip(), v.kind, sentence_index=idx, lang=lang, reason=v.reason), u.block))

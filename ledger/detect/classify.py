@@ -154,8 +154,10 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
     # defect of its own, the change's motive (「リトライ処理を追加しました。夜中に止まるのを避ける
     # ためです。」). Neither is a diagnosis.
     reason_for_prev = bool(
-        lang == "ja" and prev_plain and r.reason_end.search(text) and not r.topic.search(text)
-        and (r.negated.search(prev_plain)
+        # (a topic inside a quoted request does not count: 「〜たい、という要望が多かったためです」)
+        lang == "ja" and prev_plain and r.reason_end.search(text) and not r.topic.search(text.rpartition("という")[2])
+        # after "not investigated yet" it says why not (「原因調査はまだです。学習を優先したためです」)
+        and (r.negated.search(prev_plain) or r.unknown.search(prev_plain)
              or (not own_failure and not (r.defect and r.defect.search(text))
                  # 「issue に貼ってください。再現の手がかりになるためです。」: why to do as asked
                  and ((r.own_action and r.own_action.search(prev_plain)) or r.rationale.search(prev_plain)
@@ -260,6 +262,13 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
             if v is not None and v.kind == ASSERTION:
                 best = Verdict(ASSERTION, "names a defect (%r) right after a failure (%r)" % (
                     r.defect.search(text).group(0).strip()[-40:], failure_term(r, prev_plain)))
+    if best is None and not cues and mode is None and not observed and own_failure and r.defect \
+            and ", and " in text and _symptom(r, lang, plain) and not r.rationale.search(text):
+        # "The collate fn drops the last sample of each batch, and accuracy is computed over 31
+        # items instead of 32": a failure and a defect side by side, each stated as fact
+        d = r.defect.search(text)
+        if d is not None and not (r.any_negation.search(text)):
+            best = Verdict(ASSERTION, "names a defect (%r) beside a failure (%r)" % (d.group(0).strip()[-40:], own_failure))
     if best is None and not cues and mode == ASSERTION and bare_ok:
         # "Root cause: the LR is too high. I lowered it to 1e-4." The fix that follows a
         # diagnosis is the agent's own action, not a second claim. The sentence that holds the
@@ -333,8 +342,12 @@ def _explanation(r, lang, text, plain):
     """The `explanation` separator of "<failure stated>: <clause>", or None."""
     if not r.explanation or not r.predicate:
         return None
+    last = 0
     for m in r.explanation.finditer(text):
-        head, tail = plain[:m.start()], text[m.end():]
+        # the head starts after the separator before it: "Status on the job: it was stalling at the
+        # first all-gather — mismatched `sharding_strategy` between the node groups"
+        head, tail = plain[last:m.start()], text[m.end():]
+        last = m.end()
         if lang == "en":
             words = _PAREN.sub("", head).split()  # "Loss sat at 10.37 (≈ ln 32000) for the whole run"
             if not 2 <= len(words) <= 10:
@@ -360,6 +373,8 @@ def _explanation(r, lang, text, plain):
                 continue
         if not verbal or not failure_term(r, head):
             continue
+        if r.unknown.search(head):
+            continue  # "I haven't looked into the two failures; both are queued for tomorrow"
         if r.own_action and r.own_action.search(head):
             continue  # "I moved X out of the loop; one fold takes 3 min instead of 48": the fix and its effect
         if lang == "en" and (r.generic_when.search(head) or r.observed_head.search(head)):
@@ -427,6 +442,8 @@ def _judge(r, lang, text, clauses, pseudo, tier, m, failure, mode, mode_label):
             # "I'm not sure about the tokenizer part, but the main issue is clear: ...": a
             # contrast ends the hedge's reach
             h = h0
+    if h is not None and r.certain and r.certain.search(text, h.end()) is not None:
+        h = None  # 「〜だと思いますよ、じゃなくて確実にそれです」: the hedge is taken back
     if h is not None:
         return Verdict(HYPOTHESIS, "hedged (%r) cause (%r)" % (h.group(0).strip(), cue))
 
@@ -516,6 +533,11 @@ def _rationale(r, lang, text, clause, a, m):
         return bracket > 0 and max(text.find(")", bracket, m.start()), text.find("）", bracket, m.start())) < 0 \
             and r.rationale.search(text[:bracket + 1]) is not None
     head = text[a:m.start()]
+    # "I reran the eval, and the accuracy is still wrong because of ...": the clause the cue
+    # explains is the one after the last "and", not the agent's rerun
+    for sep in (", and ", ", but "):
+        if sep in head and failure_term(r, head.rpartition(sep)[2]):
+            head = head.rpartition(sep)[2]
     look_back = r.look_back.search(m.group(0))
     if look_back and failure_term(r, text[m.end():]):
         # "The wheel we pinned lacks gfx942 kernels, which is why every conv fails": what a

@@ -36,7 +36,7 @@ PATTERN_LISTS = {
     # ending, a negation look like (see rules/README.md, "grammar").
     "grammar": (
         "list_head", "any_negation", "names_cause", "reason_end", "topic", "forward_connective",
-        "look_back", "reason_effect", "hedge_stop", "list_intro", "past_end", "verb_end", "subject", "subject_verb",
+        "look_back", "reason_effect", "certain", "hedge_stop", "list_intro", "past_end", "verb_end", "subject", "subject_verb",
         "failure_noun", "failure_adjective", "label_head", "observed_head", "generic_when",
         "nominal_cause", "observed_tail", "change_topic",
     ),
