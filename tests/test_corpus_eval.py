@@ -90,6 +90,8 @@ FLOORS = {
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
     ("en", "blind31"): (0.86, 0.10),
     ("ja", "blind31"): (0.92, 0.03),
+    ("en", "blind32"): (0.84, 0.08),
+    ("ja", "blind32"): (0.89, 0.08),
 }
 
 
@@ -144,7 +146,7 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            # a paragraph of its own, has no quote of its own (left as it is)
                            ("ja", "blind28"): 1}
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
-NEGATED_BLOCKED_CEILING = {}
+NEGATED_BLOCKED_CEILING = {("en", "blind32"): 0.125}
 
 
 def test_every_blind_split_cites_and_traps_hold(results):
