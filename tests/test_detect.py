@@ -1109,3 +1109,39 @@ def test_ruled_out_items_and_its_not_the_x_are_reported_as_negated():
 
 def test_a_hedge_taken_back_asserts():
     assert "assertion" in kinds("DataParallel を使ってるからだと思いますよ、じゃなくて確実にそれです。メモリが落ちるのはそのせいです。")
+
+
+# Round on blind31 (session 5)
+@pytest.mark.parametrize("text", [
+    "The 3-point BLEU gap against the paper is the scorer lowercasing hypotheses but not references.",
+    "root cause: the loss is divided by accum_steps twice, so the effective LR is 8x smaller and the run looks like it's not learning.",
+    "The collate fn sorts inputs by length but never reorders the labels, and every batch ends up with shuffled targets.",
+    "毎ステップ再コンパイルが走っていたのが遅さの原因で、系列長を固定したら 0.4 秒まで縮みました。",
+])
+def test_round31_causes_are_claims(text):
+    assert "assertion" in kinds(text)
+
+
+@pytest.mark.parametrize("message", [
+    "`set_epoch()` is never called on the sampler. Every epoch feeds the same order and the curve goes flat after epoch 2.",
+    "`DistributedSampler` の `set_epoch()` が一度も呼ばれていません。全エポックで同じ順序のデータが流れ、学習曲線が平らになっています。",
+])
+def test_a_defect_then_the_failure_it_explains_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("text", [
+    "Loss went NaN around step 9k on both seeds; the eval at step 8k looked completely normal.",
+    "For the reason you gave in the issue, I kept pin_memory=True as the default.",
+    "**Repro steps** (from the issue reporter):\n1. Install 0.9.0.\n2. Observe that the process exits with code 139.",
+    "Here's what I observed, without a diagnosis yet:\n- Job OOMs at step 14,000 on rank 2 only.\n- Memory on rank 2 rises by 1 GB per 1,000 steps.",
+    "It isn't the driver: both machines report the same versions. So the import failure must be somewhere else.",
+    "bf16 を使う理由について質問があったので補足します。仮数部が 7 ビットしかないため精度は落ちますが、問題になることは少ないです。",
+    "I couldn't get further today. The job segfaults right after loading, both with and without `HIP_LAUNCH_BLOCKING=1`. Can you give me access?",
+])
+def test_round31_non_claims_pass(text):
+    assert decision(analyze(text)) == "allow"
+
+
+def test_japanese_negated_defect_names_the_cause_ruled_out():
+    assert kinds("ドライバとの不整合ではないです。どちらも同じバージョンでした。")[0] == "negated"

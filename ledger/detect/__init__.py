@@ -204,6 +204,23 @@ def _explains(rules, blocks):
     return False
 
 
+def _defect_before_failure(r, lang, masked, following, rules):
+    d = r.defect.search(masked) if r.defect else None
+    if d is None or _classify.failure_term(r, masked[:d.start()] + " " + masked[d.end():]):
+        return None  # a failure of its own besides the defect: a symptom, which classify() read
+    if (r.own_action and r.own_action.search(masked)) or r.rationale.search(masked) or r.negated.search(masked) \
+            or r.hedge.search(masked) or r.question.search(masked) or r.conditional.search(masked) \
+            or r.instruction.search(masked) or r.unknown.search(masked):
+        return None
+    nxt = _unemph(following)
+    rn = rules.for_lang(sentences.lang_of(nxt))
+    if not _classify._symptom(rn, sentences.lang_of(nxt), nxt) or rn.any_negation.search(nxt) \
+            or (rn.generic_when and rn.generic_when.search(nxt)):
+        return None  # "..., not a PyTorch bug", "if True, the scale is halved whenever a step produces inf"
+    return _classify.Verdict(_classify.ASSERTION, "names a defect (%r) right before a failure (%r)" % (
+        r.defect.search(masked).group(0).strip()[-40:], _classify.failure_term(rn, nxt)))
+
+
 class _Unit:
     """A sentence to classify, with where it sits."""
 
@@ -320,6 +337,11 @@ def analyze(message, evidence=None, rules=None):
             # "## What I ruled out / - **Gradient clipping:** the threshold is never reached": each
             # labelled item names a suspect that was cleared; reported, so the audit shows it
             v = _classify.Verdict(_classify.NEGATED, "under a ruled-out heading: %r" % b.label)
+        if v is None and mode is None and idx + 1 < len(units) and units[idx + 1].block <= u.block + 1:
+            # "`set_epoch()` is never called. Every epoch sees the same order and the curve goes
+            # flat." A defect stated as fact, then the failure it explains: read as one diagnosis,
+            # like the failure-then-defect order classify() handles.
+            v = _defect_before_failure(r, lang, masked, units[idx + 1].text, rules)
         if v is None:
             continue
         claims.append((Claim(u.text.strip(), v.kind, sentence_index=idx, lang=lang, reason=v.reason), u.block))

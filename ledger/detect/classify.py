@@ -434,7 +434,11 @@ def _judge(r, lang, text, clauses, pseudo, tier, m, failure, mode, mode_label):
             # 「IFNAME が docker0 を指していました」: a part of the system with が did it, not the agent
             r.rationale.search(body) and not (lang == "ja" and "が" in body))):
         return None
-    h = r.hedge.search(clause)
+    # searched in the whole text so that a hedge's lookahead sees past the clause ("lowercasing
+    # hypotheses but not references" is the MT sense), but only a hedge inside the clause counts
+    h = r.hedge.search(text[a:])
+    if h is not None and h.start() >= b - a:
+        h = None
     if h is None:
         # A hedge that opens the sentence ("I think", "Probably,") covers all of it.
         h0 = r.hedge.search(text[: clauses[0][1]])
