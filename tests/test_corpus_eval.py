@@ -87,10 +87,10 @@ FLOORS = {
     ("ja", "blind29"): (0.97, 0.03),
     ("en", "blind30"): (0.92, 0.0),
     ("ja", "blind30"): (0.94, 0.0),
+    ("en", "blind31"): (0.94, 0.0),
+    ("ja", "blind31"): (0.97, 0.0),
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
-    ("en", "blind31"): (0.86, 0.10),
-    ("ja", "blind31"): (0.92, 0.03),
-    ("en", "blind32"): (0.84, 0.08),
+    ("en", "blind32"): (0.86, 0.08),
     ("ja", "blind32"): (0.89, 0.08),
 }
 
