@@ -1145,3 +1145,39 @@ def test_round31_non_claims_pass(text):
 
 def test_japanese_negated_defect_names_the_cause_ruled_out():
     assert kinds("ドライバとの不整合ではないです。どちらも同じバージョンでした。")[0] == "negated"
+
+
+# Round on blind32 (session 5)
+@pytest.mark.parametrize("text", [
+    "our F1 is 3 points under the paper bc the labels are shifted by one in preprocessing",
+    "that's the classic one: only rank 0 runs eval and there's a barrier inside it, so ranks 1-7 sit in the next all_reduce forever.",
+    "Ran into the same `bus error`. It's /dev/shm: Docker gives containers 64 MB by default.",
+    "`torch.cuda.is_available()` returns False in the new image. The image ships the CPU-only wheel from PyPI.",
+    "NCCL のタイムアウトは、TCP にフォールバックして all-reduce が極端に遅くなった結果です。",
+    "要するに、LayerNorm まで fp16 にキャストしていたのがいけなかったわけです。",
+    "結局、ドライバ 470 が CUDA 12.1 に対応していない、というだけの話でした。",
+    "評価スクリプトがリファレンスだけを小文字化していて、仮説側はそのままなので、大文字のトークンがすべて不一致になっています。",
+])
+def test_round32_causes_are_claims(text):
+    assert "assertion" in kinds(text)
+
+
+@pytest.mark.parametrize("text", [
+    "The job crashed at step 400 with exit code 137; the last log line is \"step 400 loss 1.92\".",
+    "Quick explanation of how DDP handles gradients, since you asked: hooks all-reduce buckets during backward. "
+    "That overlap is the reason DDP has less overhead than an all_reduce after backward.",
+    "For context on the scaler: fp16 has a narrow range. When it sees inf it skips the step and lowers the scale, "
+    "which is why a few steps are skipped early in training.",
+    "I set `fused=False` and still see the same memory growth, so whatever is leaking, it isn't the optimizer path.",
+    "先週のクラスタ障害のせいで、今週の学習スケジュールが 2 日後ろ倒しになっています。",
+    "loss が NaN になったのは 3 回の実行中 2 回で、いずれも 2,000 ステップ前後でした。",
+    "## キャッシュ層を入れた理由\n\nテンソルをローカルにキャッシュする構成にしました。毎エポック読み直すと、帯域を他チームと取り合うことになるためです。",
+    "## Why we chose FSDP\n\nDeepSpeed would need a custom image, and ZeRO-3 stalls on our network because the links are slow.",
+])
+def test_round32_non_claims_pass(text):
+    assert decision(analyze(text)) == "allow"
+
+
+def test_a_background_section_of_a_pr_can_still_diagnose():
+    message = "## 背景\n最終バッチのサイズが rank ごとに異なり、collective の呼び出し回数が揃わず、エポック末にハングしていました。"
+    assert decision(analyze(message)) == "block"

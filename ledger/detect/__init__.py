@@ -185,6 +185,8 @@ def _heading_mode(r_for, text):
         return "finding"
     if r.observation.search(t):
         return "observation"
+    if r.explainer.search(t):
+        return "explainer"  # "## Why we chose FSDP", 「## キャッシュ層を入れた理由」
     return None
 
 

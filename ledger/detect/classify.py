@@ -371,6 +371,9 @@ def _explanation(r, lang, text, plain):
             # のみ」only says which one failed: the failure needs its own subject (が).
             if m.group(0).startswith("のは") and "が" not in head:
                 continue
+            # 「loss が NaN になったのは 3 回の実行中 2 回で」 says how often, not why
+            if m.group(0).startswith("のは") and r.observed_tail and r.observed_tail.search(tail):
+                continue
         if not verbal or not failure_term(r, head):
             continue
         if r.unknown.search(head):
