@@ -1181,3 +1181,34 @@ def test_round32_non_claims_pass(text):
 def test_a_background_section_of_a_pr_can_still_diagnose():
     message = "## 背景\n最終バッチのサイズが rank ごとに異なり、collective の呼び出し回数が揃わず、エポック末にハングしていました。"
     assert decision(analyze(message)) == "block"
+
+
+# Round on blind33 (session 5)
+@pytest.mark.parametrize("text", [
+    "The memory creep is the metrics dict holding loss tensors instead of floats.",
+    "The scheduler is stepped per epoch instead of per iteration, so LR sits at 1e-7 for the entire first epoch and nothing learns.",
+    "The loss is divided by accum_steps in both the trainer and the wrapper, making the effective LR 8x too small.",
+    "Label smoothing is applied twice, in the targets and in the loss, and that inflates the reported eval loss.",
+    "val acc sitting at exactly 0.10 on CIFAR-10 -> the cache builder shuffles labels apart from the images.",
+    "I'm not sure about the second spike. The first one is the LR restart at step 20k though.",
+    "The 94% top-1 was wrong. Eval was actually reading the train split: `split=` is ignored once `data_files` is passed.",
+    "CUDA ドライバが 525 系なので、CUDA 12.4 でビルドされた PyTorch が GPU を認識できていません。",
+    "- 学習が遅い件：`num_workers=2` で GPU がデータ待ちになっており、使用率が 35% に留まっている",
+])
+def test_round33_causes_are_claims(text):
+    assert "assertion" in kinds(text)
+
+
+@pytest.mark.parametrize("text", [
+    "DistributedSampler pads the index list so every rank gets the same count; pass drop_last=True if you would rather truncate.",
+    "- 13B の SFT：step 2300 で CUDA OOM が発生して停止。batch size を半分にして再投入済み（原因は未調査）",
+    "## loss scaling とは\n\nfp16 は最小の正規化数が大きいため、小さな勾配は 0 に丸められてしまいます。",
+    "## 背景\nCI で毎回フルの評価を回すと 40 分かかってしまうので、先頭 500 件だけ使えるようにしたい、という要望があったためです。",
+    "この Issue はログが足りず原因を判断できないため、いったんクローズします。",
+])
+def test_round33_non_claims_pass(text):
+    assert decision(analyze(text)) == "allow"
+
+
+def test_a_japanese_failure_chain_with_a_cause_in_it_still_claims():
+    assert "assertion" in kinds("`--grad-accum 0` を指定したことでゼロ除算が起きて落ちています。")

@@ -214,9 +214,12 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
                 and ((r.own_action and r.own_action.search(text[:m.start()])) or r.rationale.search(text[:m.start()])):
             continue  # "I added a --resume_from flag, so a preempted job can pick up": what it is for
         after = plain[m.end():]
-        # from the cue on, so that "so a bad export can't reach training" is read whole
+        # from the cue on, so that "so a bad export can't reach training" is read whole; to the
+        # next semicolon ("...; pass drop_last=True if you would rather truncate" is advice)
         before_failure = failure_term(r, plain[:m.start()])
-        if failure_term(r, plain[m.start():]) or (not after.strip(" .!,;)*_") and before_failure) or (
+        end = plain.find(";", m.end()) if lang == "en" else -1
+        end = len(plain) if end < 0 else end
+        if failure_term(r, plain[m.start():end]) or (not after.strip(" .!,;)*_") and before_failure) or (
                 # "The job died with X, so the vocab size is smaller than the tokenizer's": a
                 # failure, then a defect inferred from it (the cause, read backwards)
                 before_failure and r.defect and r.defect.search(text[m.end():])):
@@ -263,7 +266,7 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
                 best = Verdict(ASSERTION, "names a defect (%r) right after a failure (%r)" % (
                     r.defect.search(text).group(0).strip()[-40:], failure_term(r, prev_plain)))
     if best is None and not cues and mode is None and not observed and own_failure and r.defect \
-            and ", and " in text and _symptom(r, lang, plain) and not r.rationale.search(text):
+            and (", and " in text or "; " in text) and _symptom(r, lang, plain) and not r.rationale.search(text):
         # "The collate fn drops the last sample of each batch, and accuracy is computed over 31
         # items instead of 32": a failure and a defect side by side, each stated as fact
         d = r.defect.search(text)
@@ -430,6 +433,12 @@ def _judge(r, lang, text, clauses, pseudo, tier, m, failure, mode, mode_label):
         return None
     if tier == "connective" and _rationale(r, lang, text, clause, a, m):
         return None
+    if tier == "result" and lang == "ja" and r.event_chain and r.event_chain.search(text[a:m.end()]) \
+            and failure_term(r, text[a:m.start()]) and failure_term(r, text[m.end():b]) and not (r.defect and r.defect.search(text)) \
+            and not r.connective.search(text[:m.start()]) and not (r.result and r.result.search(text[:a])) \
+            and "こと" not in text[a:m.start()] and not r.anaphora.search(text) \
+            and not any(w in text[:m.start()] for w in ("結果", "そのため", "このため", "なので")):
+        return None  # 「step 2300 で CUDA OOM が発生して停止」: one failure, then the next, as seen
     if tier == "result" and lang == "ja" and ((r.own_action and r.own_action.search(text[m.end():]))
                                                or (not failure_term(r, text[m.end():]) and _rationale(r, lang, text, clause, a, m))):
         return None  # 「ログが多すぎて読みにくいため、レベルを上げました」: the reason for the agent's own act
@@ -531,6 +540,9 @@ def _rationale(r, lang, text, clause, a, m):
             return True
         # 「評価を回すようにしたのは、〜要望があったためです」: a reason that ends the sentence
         # explains the topic before it, here a choice of our own
+        # 「〜したい、という要望があったためです」: the reason right before the cue is a request
+        if any(x.end() >= m.start() - 1 and "という" in x.group(0) for x in r.rationale.finditer(text[:m.start()])):
+            return True
         topic = r.rationale.search(text[:m.start()])
         if topic is not None and topic.group(0).rstrip("、, ").endswith(("のは", "理由は")) \
                 and r.reason_end.search(text[m.start():]) and not failure_term(r, text[:topic.end()]):
