@@ -1212,3 +1212,42 @@ def test_round33_non_claims_pass(text):
 
 def test_a_japanese_failure_chain_with_a_cause_in_it_still_claims():
     assert "assertion" in kinds("`--grad-accum 0` を指定したことでゼロ除算が起きて落ちています。")
+
+
+# Round on blind34 (session 5)
+@pytest.mark.parametrize("message", [
+    "The model diverges at step 12k. The warmup is far too short for a 4M-token batch.",
+    "Since gradient clipping is applied before unscaling, the effective threshold is thousands of times smaller and the model barely trains.",
+    "The spikes line up with checkpoint saves; the save resets the loader, so the first batches of the shard are seen twice.",
+    "Reason for the 0.0 recall on the minority class: a 0.5 threshold applied to raw logits.",
+    "Two things were breaking it:\n1. accelerate launched with fp16 from a cached config.\n2. the collator received a tokenizer without a pad token.",
+])
+def test_round34_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "Reason for the rerun: the user wants numbers on the cleaned split.",
+    "Summary of changes:\n- `train.py`: log throughput because the dashboard was missing it.\n"
+    "- `configs/base.yaml`: `num_workers` now defaults to 8.",
+    "ZeRO stage 2 shards optimizer states, which is why per-GPU memory for them drops roughly linearly with the GPU count.",
+    "- Added: `--resume-strict`, which causes training to abort if any key is missing from the checkpoint.",
+    "cuDNN times several algorithms per new shape. For that reason the first few iterations are slower than the rest.",
+    "`set_epoch()` を毎 epoch 呼ぶのは、シャッフルのシードを epoch ごとに変えるためです。",
+    "## セットアップ\n\nflash-attn はビルドに時間がかかるので、`MAX_JOBS=4` を指定しておくとメモリ使用量を抑えられます。",
+])
+def test_round34_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+def test_an_intransitive_verb_before_tame_is_a_reason_not_a_purpose():
+    assert "assertion" in kinds("OOM で落ちるのは、メモリが seq_len の 2 乗で増えるためです。")
+
+
+def test_a_suspicion_that_turned_out_wrong_is_ruled_out():
+    assert kinds("CUDA のバージョン不一致を疑っていましたが、違いました。")[0] == "negated"
+
+
+def test_a_changes_list_still_carries_its_diagnoses():
+    message = "## Changes\n- Lowered `--gpu-memory-utilization` to 0.88 (the KV cache left no room for the CUDA graphs, hence the startup crash)."
+    assert decision(analyze(message)) == "block"

@@ -168,6 +168,9 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
         # choice (「bf16 を使っています。指数範囲が同じだからです。」).
         if explaining and _starts(r.reason_end, m.group(0)):
             continue
+        if r.purpose_end and _starts(r.reason_end, m.group(0)) and r.purpose_end.search(text) \
+                and not failure and not (r.defect and r.defect.search(text)):
+            continue  # 「set_epoch() を毎 epoch 呼ぶのは、シードを変えるためです」: a purpose
         if _starts(r.reason_end, m.group(0)) and not text[:m.start()].endswith(("それ", "これ")) and (
                 # 「warmup を 2000 にしたのは〜ためです」: the reason for the agent's own choice
                 r.rationale.search(text[:m.start()])

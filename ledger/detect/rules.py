@@ -38,7 +38,7 @@ PATTERN_LISTS = {
         "list_head", "any_negation", "names_cause", "reason_end", "topic", "forward_connective",
         "look_back", "reason_effect", "certain", "hedge_stop", "list_intro", "past_end", "verb_end", "subject", "subject_verb",
         "failure_noun", "failure_adjective", "label_head", "observed_head", "generic_when",
-        "nominal_cause", "observed_tail", "change_topic", "event_chain",
+        "nominal_cause", "observed_tail", "change_topic", "event_chain", "purpose_end",
     ),
     "labels": ("evidence",),
     "citation": ("evidence_id", "generic_quote", "back_reference"),
