@@ -268,7 +268,10 @@ def _best_of(lines, claim_text, lacks=frozenset()):
         terms -= lacks
     block = "\n".join(lines)
     if block.isascii():
-        return _best_ascii_line(lines, block.lower(), terms)
+        # The lowered block replaces the block, which is freed before the search allocates (a
+        # 1 MiB log's last 2000 lines are 140 KB: ~35 fresh pages less at the Stop's peak).
+        block = block.lower()
+        return _best_ascii_line(lines, block, terms)
     best, best_score = "", -1
     # Read from the end: the first line seen with the top score is the latest one, which is the
     # one to show (logs end where things went wrong), so a line must beat the best, not tie it.
