@@ -730,14 +730,13 @@ def _fts_exact(row):
     return True
 
 
-def rank(rows, terms, limit, folded=None, phrase=None, holds=None):
+def rank(rows, terms, limit, folded=None, phrase=None, holds=None, conn=None):
     """Best first: rows holding the whole `phrase`, then by the terms each row's command and
     output hold, a term counting more the fewer rows hold it, newest first among equals.
     `folded` caches lower-cased text by row number. `holds` maps lower-cased ASCII terms to the
     numbers of the rows that hold them, from the FTS index (`term_matches`); a row's text is
-    read only for the other terms (and for rows FTS folds differently, see FOLD_APART)."""
-    import math  # not on the recording path
-
+    read only for the other terms (and for rows FTS folds differently, see FOLD_APART).
+    `conn`, an open ledger, computes the terms' weights (see `_logs`)."""
     if folded is None:
         folded = {}
     holds = holds or {}
@@ -755,7 +754,7 @@ def rank(rows, terms, limit, folded=None, phrase=None, holds=None):
         return text
 
     if not whole and known and all(map(_fts_exact, rows)):
-        return _rank_by_index(rows, terms, unique, holds, limit, text_of, math.log)
+        return _rank_by_index(rows, terms, unique, holds, limit, text_of, conn)
     texts = [text_of(r) for r in rows] if whole else None
     held_rows = []
     for r in rows:
@@ -768,17 +767,16 @@ def rank(rows, terms, limit, folded=None, phrase=None, holds=None):
             text = text_of(r)
             held = {t: t in text for t in unique}
         held_rows.append([held[t] for t in terms])
-    weight = []
-    for i in range(len(terms)):
-        df = sum(1 for h in held_rows if h[i])
-        weight.append(math.log(1 + len(rows) / df) if df else 0.0)
+    dfs = [sum(1 for h in held_rows if h[i]) for i in range(len(terms))]
+    logs = iter(_logs(conn, [1 + len(rows) / df for df in dfs if df]))
+    weight = [next(logs) if df else 0.0 for df in dfs]
     order = sorted(range(len(rows)),
                    key=lambda j: (not (whole and whole in texts[j]),
                                   -sum(w for w, h in zip(weight, held_rows[j]) if h), -rows[j]["num"]))
     return [rows[j] for j in order[:limit]]
 
 
-def _rank_by_index(rows, terms, unique, holds, limit, text_of, log):
+def _rank_by_index(rows, terms, unique, holds, limit, text_of, conn):
     """`rank` without a phrase, for rows the FTS index folds as lower() does: the same order,
     from each term's rows (the index's, or the text's for a term it was not asked about)
     instead of a table of every row and term. A row's score is the same sum, of the same
@@ -791,15 +789,43 @@ def _rank_by_index(rows, terms, unique, holds, limit, text_of, log):
         else:
             holders[t] = [j for j, r in enumerate(rows) if t in text_of(r)]
     parts = [[] for _ in rows]
+    weights = iter(_logs(conn, [1 + len(rows) / len(holders[t]) for t in terms if holders[t]]))
     for t in terms:
         held = holders[t]
         if held:
-            weight = log(1 + len(rows) / len(held))
+            weight = next(weights)
             for j in held:
                 parts[j].append(weight)
     scores = [sum(p) for p in parts]
     order = sorted(range(len(rows)), key=lambda j: (-scores[j], -rows[j]["num"]))
     return [rows[j] for j in order[:limit]]
+
+
+def _logs(conn, values):
+    """[math.log(v) for v in values], for floats above 0: through SQLite's ln() when `conn` is
+    an open connection whose SQLite has it, which computes the same C log() of the same double
+    (tests/test_suggestions.py holds them equal), so the Stop hook loads no `math`: a shared
+    library, ~0.5 ms of a process, for two ranks' worth of weights. Elsewhere, math.log."""
+    global _HAS_LN
+    values = list(values)
+    if not values:
+        return []
+    if conn is not None and _HAS_LN:
+        try:
+            found = []
+            for start in range(0, len(values), 500):  # well under SQLite's bound on parameters
+                chunk = values[start:start + 500]
+                found.extend(conn.execute("SELECT " + ", ".join(["ln(?)"] * len(chunk)), chunk).fetchone())
+            if len(found) == len(values) and all(type(v) is float for v in found):
+                return found
+        except sqlite3.Error:  # no ln(): a SQLite built without its math functions
+            _HAS_LN = False
+    import math  # not on the recording path
+
+    return [math.log(v) for v in values]
+
+
+_HAS_LN = True  # False once this process's SQLite turned out to lack ln()
 
 
 def sessions(conn, limit=50):

@@ -148,6 +148,26 @@ def test_rank_with_the_fts_index_is_rank_on_the_text(outputs, claim_text, limit)
         holds = {w.lower(): matched[keys[w]] for w in words if w.isascii()}
         got = [r["num"] for r in store.rank(candidates, words, limit, holds=holds)]
         assert got == reference_rank(candidates, words, limit)
+        # As the Stop calls it: the weights' logarithms from SQLite's ln() (store._logs).
+        assert [r["num"] for r in store.rank(candidates, words, limit, holds=holds, conn=conn)] == got
+    finally:
+        conn.close()
+
+
+def test_sqlite_ln_is_math_log():
+    # The Stop's ranking takes its weights' logarithms from SQLite (store._logs): the same C
+    # log() of the same double, so the same floats, bit for bit, as math.log gives rank's
+    # reference. Where this SQLite has no ln(), _logs is math.log itself.
+    import random
+
+    rng = random.Random(3)
+    values = [1 + n / d for n in range(1, 260) for d in range(1, 260, 7)]
+    values += [1 + rng.random() * 10 ** rng.randint(-12, 12) for _ in range(3000)]
+    conn = store.sqlite3.connect(":memory:")
+    try:
+        assert store._logs(conn, values) == [math.log(v) for v in values]
+        assert store._logs(None, values[:50]) == [math.log(v) for v in values[:50]]
+        assert store._logs(conn, []) == []
     finally:
         conn.close()
 

@@ -211,7 +211,7 @@ def judge(conn, event, session_id, message, config, project_dir, checkpoint=None
         # An ASCII term's FTS match is exactly "the lowered text holds it"; other terms are
         # looked up in the text, as before.
         holds = {w.lower(): matched.get(keys[w], set()) for w in words if w.isascii()}
-        hits = store.rank([r for r in rows if r["num"] in nums], words, 3, folded, holds=holds)
+        hits = store.rank([r for r in rows if r["num"] in nums], words, 3, folded, holds=holds, conn=conn)
         if not hits:  # nothing shares a term: point at the latest failures, then the latest calls
             hits = sorted(rows, key=lambda r: (not r["failed"], -r["num"]))[:3]
         # The terms FTS says a row lacks are in no line of its output: best_line need not look
