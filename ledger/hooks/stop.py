@@ -153,6 +153,7 @@ def judge(conn, event, session_id, message, config, project_dir, checkpoint=None
     """(verdict, report, blocks). `checkpoint`, a list, receives [num, hash] of the session's
     newest entry when its chain checked clean (the decision records it for the next Stop)."""
     from ledger.detect import analyze, evidence_from_rows, load_rules
+    from ledger.detect.rules import forget_texts
 
     if checkpoint is None:
         checkpoint = []
@@ -182,6 +183,7 @@ def judge(conn, event, session_id, message, config, project_dir, checkpoint=None
         untrusted += bad
         trusted = [r for r in trusted if r["id"] not in bad]
         report = analyze(message, evidence=evidence_from_rows(trusted), rules=rules)
+    forget_texts()  # the detector's memo of its sentences: freed for what follows
     if untrusted:
         detail = "session %s: %s" % (session_id, "; ".join(p.detail for p in problems)[:400])
         note("ignored evidence that failed the integrity check: " + detail)
