@@ -67,8 +67,8 @@ _loaded = None   # entries read from the file
 _new = {}        # entries this process derived (and, for regexes, proved)
 _used = set()    # keys this process asked for
 _hits = {}       # ("re", pattern, flags) -> the Pattern built from its entry (see compile)
-_spent = set()   # keys of loaded entries whose value was let go (see compile); save() rereads
-# What a spent entry holds in _loaded: no value of any kind's shape (_get turns it away).
+# What an entry of _loaded holds once compile let its value go: no value of any kind's shape
+# (_get turns it away); save() reads the value back from the file.
 _SPENT = object()
 _can_save = None  # whether the cache folder can be written (found on the first miss)
 _enabled = None  # see enabled()
@@ -121,7 +121,6 @@ def compile(pattern, flags=0):
             # pages (~90 fewer); the Pattern is kept for a second compile of the same pattern.
             if key in _loaded and _loaded[key] is args:
                 _loaded[key] = _SPENT
-                _spent.add(key)
             _hits[key] = hit
             return hit
     import re
@@ -319,15 +318,16 @@ def save():
         return False
     try:
         entries = {k: v for k, v in _entries().items() if _well_formed(k, v)}
-        if _spent:
-            # The entries this process let go of, from the file they were read from.
+        spent = [k for k, v in _entries().items() if v is _SPENT]
+        if spent:
+            # The entries compile let go of, from the file they were read from.
             try:
                 stored = _read(cache_file())
             except Exception:
                 stored = {}
-            for key in _spent:
+            for key in spent:
                 value = stored.get(key)
-                if value is not None and key not in entries and _well_formed(key, value):
+                if value is not None and _well_formed(key, value):
                     entries[key] = value
         entries.update(_new)
         if len(entries) > MAX_ENTRIES:
@@ -369,4 +369,3 @@ def _reset():
     _loaded, _new, _can_save, _enabled = None, {}, None, None
     _used.clear()
     _hits.clear()
-    _spent.clear()
