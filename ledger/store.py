@@ -462,6 +462,9 @@ _COLUMNS = (
     "recorded_at", "output_sha256", "output_length", "truncated", "prev_hash", "hash",
 )
 EVIDENCE_COLUMNS = "'E' || e.num AS id, " + ", ".join("e." + c for c in _COLUMNS)
+# session_evidence's order for the Stop (defer): see there.
+_STOP_ORDER = ("num", "command", "output", "id", "tool_name", "hash", "prev_hash", "tool_input")
+_STOP_ORDER += tuple(c for c in _COLUMNS if c not in _STOP_ORDER)
 
 
 def session_evidence(conn, session_id, defer=None):
@@ -477,8 +480,12 @@ def session_evidence(conn, session_id, defer=None):
             (session_id,),
         ).fetchall()
     defer = int(defer)
-    columns = EVIDENCE_COLUMNS.replace(
-        "e.output, ", "CASE WHEN e.output_length >= %d THEN NULL ELSE e.output END AS output, " % defer, 1)
+    # The same columns, the ones the Stop reads most first: sqlite3.Row finds a column by
+    # comparing its name with each one before it, and a Stop looks up ~3800 (num 1600 times,
+    # command and output 500 each, id 400, the hashes 200 each): ~17000 comparisons fewer.
+    columns = ", ".join(
+        "CASE WHEN e.output_length >= %d THEN NULL ELSE e.output END AS output" % defer if c == "output"
+        else "'E' || e.num AS id" if c == "id" else "e." + c for c in _STOP_ORDER)
     rows = conn.execute(
         "SELECT %s FROM evidence e WHERE e.session_id = ? ORDER BY e.num" % columns, (session_id,),
     ).fetchall()
