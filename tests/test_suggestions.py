@@ -220,3 +220,19 @@ def test_rank_with_the_index_is_the_reference(outputs, claim_text, limit, asked)
     if exact:
         assert got == reference_rank(rows, terms, limit)
     assert got == [r["num"] for r in store.rank(rows, terms, limit)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(holding=st.lists(st.sets(st.integers(0, 40), min_size=1), max_size=5),
+       alarmed=st.sets(st.integers(0, 40)))
+def test_lines_come_by_bound_as_a_sort_of_every_lines_bound_would_give_them(holding, alarmed):
+    # best_line on ASCII output reads the lines highest bound first, then latest first: 4 per
+    # term a line holds, 2 for an alarm word. stop._by_bound gives that order from set
+    # operations; here, the dict of every line's bound it replaced, sorted whole.
+    held = {}
+    for lines in holding:
+        for i in lines:
+            held[i] = held.get(i, 0) + 4
+    for i in alarmed:
+        held[i] = held.get(i, 0) + 2
+    assert list(stop._by_bound(holding, alarmed)) == sorted(zip(held.values(), held), reverse=True)
