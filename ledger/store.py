@@ -67,7 +67,12 @@ from ledger import jsonc, paths
 from ledger.redact import redact
 
 try:  # the built-in sha256: hashlib loads OpenSSL first, ~6 ms of every hook process
-    from _sha2 import sha256  # Python 3.12+
+    # The module this Python has is asked first: a failed import searches all of sys.path
+    # (~0.1 ms of every hook process).
+    if sys.version_info >= (3, 12):
+        from _sha2 import sha256
+    else:
+        from _sha256 import sha256
 except ImportError:
     try:
         from _sha256 import sha256
@@ -457,6 +462,9 @@ _COLUMNS = (
     "recorded_at", "output_sha256", "output_length", "truncated", "prev_hash", "hash",
 )
 EVIDENCE_COLUMNS = "'E' || e.num AS id, " + ", ".join("e." + c for c in _COLUMNS)
+# session_evidence's order for the Stop (defer): see there.
+_STOP_ORDER = ("num", "command", "output", "id", "tool_name", "hash", "prev_hash", "tool_input")
+_STOP_ORDER += tuple(c for c in _COLUMNS if c not in _STOP_ORDER)
 
 
 def session_evidence(conn, session_id, defer=None):
@@ -472,8 +480,12 @@ def session_evidence(conn, session_id, defer=None):
             (session_id,),
         ).fetchall()
     defer = int(defer)
-    columns = EVIDENCE_COLUMNS.replace(
-        "e.output, ", "CASE WHEN e.output_length >= %d THEN NULL ELSE e.output END AS output, " % defer, 1)
+    # The same columns, the ones the Stop reads most first: sqlite3.Row finds a column by
+    # comparing its name with each one before it, and a Stop looks up ~3800 (num 1600 times,
+    # command and output 500 each, id 400, the hashes 200 each): ~17000 comparisons fewer.
+    columns = ", ".join(
+        "CASE WHEN e.output_length >= %d THEN NULL ELSE e.output END AS output" % defer if c == "output"
+        else "'E' || e.num AS id" if c == "id" else "e." + c for c in _STOP_ORDER)
     rows = conn.execute(
         "SELECT %s FROM evidence e WHERE e.session_id = ? ORDER BY e.num" % columns, (session_id,),
     ).fetchall()
@@ -491,13 +503,21 @@ class DeferredRow:
     character, and `ascii_tail()` reads its end, from SQLite's incremental blob I/O in chunks
     (a 1 MiB log as a str and SQLite's copy of it cost a Stop ~500 fresh pages, ~2 ms)."""
 
-    __slots__ = ("_conn", "_row", "_output", "_scan")
+    __slots__ = ("_conn", "_row", "_output", "_scan", "_end")
+
+    # The scan of an ASCII output keeps its last this many bytes for `ascii_tail`: the
+    # suggestions ask for the last 4 KiB, then for as far back as 2000 lines reach (~170 KB of a
+    # log of 70-character lines; 250 KB unless its lines are longer). Read again from the
+    # ledger, each tail cost a walk down the output's chain of overflow pages to its end (~260
+    # page reads for 1 MiB, ~0.4 ms) on top of the scan's own.
+    KEEP_END = 256 * 1024
 
     def __init__(self, conn, row):
         self._conn = conn
         self._row = row
         self._output = None
         self._scan = None
+        self._end = None  # the scan's last KEEP_END bytes (or all) of an ASCII output
 
     def __getitem__(self, key):
         if key == "output":
@@ -535,11 +555,17 @@ class DeferredRow:
         apart = [c.encode("utf-8") for c in FOLD_APART]
         with self._conn.blobopen("evidence", "output", self._row["num"], readonly=True) as blob:
             size = len(blob)
-            ascii, held, carry = True, False, b""
+            # Chunks of 64 KiB up to the last KEEP_END bytes, then those in one read, kept when
+            # the whole output is ASCII. (Where chunks end changes no answer: a character outside
+            # ASCII is bytes of 0x80 and up, and no such byte is in an ASCII chunk.)
+            last = max(0, size - self.KEEP_END)
+            ascii, held, carry, at, end = True, False, b"", 0, None
             while True:
-                chunk = blob.read(1 << 16)
+                final = at >= last
+                chunk = blob.read(size - at if final else min(1 << 16, last - at))
                 if not chunk:
                     break
+                at += len(chunk)
                 if ascii and not chunk.isascii():
                     ascii = False
                 if not ascii:
@@ -547,7 +573,11 @@ class DeferredRow:
                     if any(a in piece for a in apart):
                         held = True
                         break
+                elif final:
+                    end = chunk
                 carry = chunk[-1:]
+        if ascii and end is not None and at == size and len(end) == size - last:
+            self._end = end
         return size, ascii, held
 
     def ascii_tail(self):
@@ -559,7 +589,11 @@ class DeferredRow:
         if size is None or not ascii:
             return None
 
+        end = self._end  # the last KEEP_END bytes, or all of them, or None
+
         def tail(k):
+            if end is not None and (k <= len(end) or len(end) == size):
+                return str(memoryview(end)[-k:], "ascii")
             with self._conn.blobopen("evidence", "output", self._row["num"], readonly=True) as blob:
                 blob.seek(max(0, size - k))
                 return blob.read(min(k, size)).decode("ascii")
@@ -708,14 +742,13 @@ def _fts_exact(row):
     return True
 
 
-def rank(rows, terms, limit, folded=None, phrase=None, holds=None):
+def rank(rows, terms, limit, folded=None, phrase=None, holds=None, conn=None):
     """Best first: rows holding the whole `phrase`, then by the terms each row's command and
     output hold, a term counting more the fewer rows hold it, newest first among equals.
     `folded` caches lower-cased text by row number. `holds` maps lower-cased ASCII terms to the
     numbers of the rows that hold them, from the FTS index (`term_matches`); a row's text is
-    read only for the other terms (and for rows FTS folds differently, see FOLD_APART)."""
-    import math  # not on the recording path
-
+    read only for the other terms (and for rows FTS folds differently, see FOLD_APART).
+    `conn`, an open ledger, computes the terms' weights (see `_logs`)."""
     if folded is None:
         folded = {}
     holds = holds or {}
@@ -733,7 +766,7 @@ def rank(rows, terms, limit, folded=None, phrase=None, holds=None):
         return text
 
     if not whole and known and all(map(_fts_exact, rows)):
-        return _rank_by_index(rows, terms, unique, holds, limit, text_of, math.log)
+        return _rank_by_index(rows, terms, unique, holds, limit, text_of, conn)
     texts = [text_of(r) for r in rows] if whole else None
     held_rows = []
     for r in rows:
@@ -746,17 +779,16 @@ def rank(rows, terms, limit, folded=None, phrase=None, holds=None):
             text = text_of(r)
             held = {t: t in text for t in unique}
         held_rows.append([held[t] for t in terms])
-    weight = []
-    for i in range(len(terms)):
-        df = sum(1 for h in held_rows if h[i])
-        weight.append(math.log(1 + len(rows) / df) if df else 0.0)
+    dfs = [sum(1 for h in held_rows if h[i]) for i in range(len(terms))]
+    logs = iter(_logs(conn, [1 + len(rows) / df for df in dfs if df]))
+    weight = [next(logs) if df else 0.0 for df in dfs]
     order = sorted(range(len(rows)),
                    key=lambda j: (not (whole and whole in texts[j]),
                                   -sum(w for w, h in zip(weight, held_rows[j]) if h), -rows[j]["num"]))
     return [rows[j] for j in order[:limit]]
 
 
-def _rank_by_index(rows, terms, unique, holds, limit, text_of, log):
+def _rank_by_index(rows, terms, unique, holds, limit, text_of, conn):
     """`rank` without a phrase, for rows the FTS index folds as lower() does: the same order,
     from each term's rows (the index's, or the text's for a term it was not asked about)
     instead of a table of every row and term. A row's score is the same sum, of the same
@@ -769,15 +801,43 @@ def _rank_by_index(rows, terms, unique, holds, limit, text_of, log):
         else:
             holders[t] = [j for j, r in enumerate(rows) if t in text_of(r)]
     parts = [[] for _ in rows]
+    weights = iter(_logs(conn, [1 + len(rows) / len(holders[t]) for t in terms if holders[t]]))
     for t in terms:
         held = holders[t]
         if held:
-            weight = log(1 + len(rows) / len(held))
+            weight = next(weights)
             for j in held:
                 parts[j].append(weight)
     scores = [sum(p) for p in parts]
     order = sorted(range(len(rows)), key=lambda j: (-scores[j], -rows[j]["num"]))
     return [rows[j] for j in order[:limit]]
+
+
+def _logs(conn, values):
+    """[math.log(v) for v in values], for floats above 0: through SQLite's ln() when `conn` is
+    an open connection whose SQLite has it, which computes the same C log() of the same double
+    (tests/test_suggestions.py holds them equal), so the Stop hook loads no `math`: a shared
+    library, ~0.5 ms of a process, for two ranks' worth of weights. Elsewhere, math.log."""
+    global _HAS_LN
+    values = list(values)
+    if not values:
+        return []
+    if conn is not None and _HAS_LN:
+        try:
+            found = []
+            for start in range(0, len(values), 500):  # well under SQLite's bound on parameters
+                chunk = values[start:start + 500]
+                found.extend(conn.execute("SELECT " + ", ".join(["ln(?)"] * len(chunk)), chunk).fetchone())
+            if len(found) == len(values) and all(type(v) is float for v in found):
+                return found
+        except sqlite3.Error:  # no ln(): a SQLite built without its math functions
+            _HAS_LN = False
+    import math  # not on the recording path
+
+    return [math.log(v) for v in values]
+
+
+_HAS_LN = True  # False once this process's SQLite turned out to lack ln()
 
 
 def sessions(conn, limit=50):

@@ -98,6 +98,27 @@ def test_a_miss_compiles_saves_and_the_next_process_hits(cache, monkeypatch, tmp
             (want.pattern, want.flags, want.groups, want.groupindex)
 
 
+def test_a_hit_lets_its_program_go_and_a_later_save_keeps_the_entry(cache, monkeypatch):
+    # A hit frees the entry's program in this process (the Stop's memory), keeps the Pattern
+    # for the next compile of the same pattern, and a save for another miss writes the entry
+    # back from the file: the next process still hits.
+    for p, f in SIMPLE:
+        cache.compile(p, f)
+    assert cache.save() is True
+    cache._reset()
+    first = cache.compile(*SIMPLE[0])
+    assert cache._entries()[("re",) + SIMPLE[0]] is cache._SPENT
+    assert cache.compile(*SIMPLE[0]) is first  # no second build, and no miss
+    assert cache._new == {}
+    cache.compile(r"only\s+now", 0)  # a miss: the next save rewrites the file
+    assert cache.save() is True
+    cache._reset()
+    expected = [re.compile(*SIMPLE[0]), re.compile(r"only\s+now", 0)]
+    _hit_only(monkeypatch)
+    assert [cache.compile(*SIMPLE[0]), cache.compile(r"only\s+now", 0)] == expected
+    assert all(v is not cache._SPENT for v in cache._read(cache.cache_file()).values())
+
+
 def test_every_rule_pattern_from_the_cache_is_the_pattern_re_compiles(cache, monkeypatch):
     patterns = _rule_patterns()
     texts = _texts()

@@ -135,6 +135,33 @@ def test_stop_path_imports_only_the_allowlist(tmp_path):
     _check(modules)
     # Once the ledger exists (no migration), a Stop loads neither OpenSSL nor datetime.
     assert not modules & {"hashlib", "_hashlib", "datetime", "sqlite3.dbapi2"}, sorted(modules)
+    # Nor math (a shared library) where its SQLite has ln(): the logarithms that rank the
+    # entries a block suggests come from there (store._logs). The claim is uncited, and two
+    # recorded entries share its terms: this Stop ranks them.
+    if store_has_ln():
+        from ledger import store
+
+        conn = store.connect(str(tmp_path / "l.db"))
+        try:
+            for output in ("step 10 loss=nan", "the learning rate is 3e-3, too high for step 1"):
+                store.record(conn, {"session_id": "s", "tool_name": "Bash", "command": "tail log",
+                                    "output": output})
+        finally:
+            conn.close()
+        fresh = dict(body, prompt_id="another turn")  # not let through by the cap on blocks
+        modules, result = _imported(tmp_path, "claude", json.dumps(fresh).encode(), ["ledger.hooks.stop"])
+        assert b"E2  Bash: tail log" in result.stdout, result.stdout
+        assert "math" not in modules, sorted(modules)
+
+
+def store_has_ln():
+    import sqlite3
+
+    try:
+        sqlite3.connect(":memory:").execute("SELECT ln(2.0)")
+    except sqlite3.Error:
+        return False
+    return True
 
 
 def test_with_site_the_hook_adds_nothing_outside_the_allowlist(tmp_path):

@@ -148,6 +148,26 @@ def test_rank_with_the_fts_index_is_rank_on_the_text(outputs, claim_text, limit)
         holds = {w.lower(): matched[keys[w]] for w in words if w.isascii()}
         got = [r["num"] for r in store.rank(candidates, words, limit, holds=holds)]
         assert got == reference_rank(candidates, words, limit)
+        # As the Stop calls it: the weights' logarithms from SQLite's ln() (store._logs).
+        assert [r["num"] for r in store.rank(candidates, words, limit, holds=holds, conn=conn)] == got
+    finally:
+        conn.close()
+
+
+def test_sqlite_ln_is_math_log():
+    # The Stop's ranking takes its weights' logarithms from SQLite (store._logs): the same C
+    # log() of the same double, so the same floats, bit for bit, as math.log gives rank's
+    # reference. Where this SQLite has no ln(), _logs is math.log itself.
+    import random
+
+    rng = random.Random(3)
+    values = [1 + n / d for n in range(1, 260) for d in range(1, 260, 7)]
+    values += [1 + rng.random() * 10 ** rng.randint(-12, 12) for _ in range(3000)]
+    conn = store.sqlite3.connect(":memory:")
+    try:
+        assert store._logs(conn, values) == [math.log(v) for v in values]
+        assert store._logs(None, values[:50]) == [math.log(v) for v in values[:50]]
+        assert store._logs(conn, []) == []
     finally:
         conn.close()
 
@@ -200,3 +220,19 @@ def test_rank_with_the_index_is_the_reference(outputs, claim_text, limit, asked)
     if exact:
         assert got == reference_rank(rows, terms, limit)
     assert got == [r["num"] for r in store.rank(rows, terms, limit)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(holding=st.lists(st.sets(st.integers(0, 40), min_size=1), max_size=5),
+       alarmed=st.sets(st.integers(0, 40)))
+def test_lines_come_by_bound_as_a_sort_of_every_lines_bound_would_give_them(holding, alarmed):
+    # best_line on ASCII output reads the lines highest bound first, then latest first: 4 per
+    # term a line holds, 2 for an alarm word. stop._by_bound gives that order from set
+    # operations; here, the dict of every line's bound it replaced, sorted whole.
+    held = {}
+    for lines in holding:
+        for i in lines:
+            held[i] = held.get(i, 0) + 4
+    for i in alarmed:
+        held[i] = held.get(i, 0) + 2
+    assert list(stop._by_bound(holding, alarmed)) == sorted(zip(held.values(), held), reverse=True)
