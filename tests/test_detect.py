@@ -1251,3 +1251,32 @@ def test_a_suspicion_that_turned_out_wrong_is_ruled_out():
 def test_a_changes_list_still_carries_its_diagnoses():
     message = "## Changes\n- Lowered `--gpu-memory-utilization` to 0.88 (the KV cache left no room for the CUDA graphs, hence the startup crash)."
     assert decision(analyze(message)) == "block"
+
+
+# Round on blind35 (session 5)
+@pytest.mark.parametrize("text", [
+    "The sampler only yields indices up to len(dataset) - 2, and the last validation image is never scored.",
+    "Your labels run from 1 to 10 and you declared 10 classes, so label 10 is out of range.",
+    "Gradient norms explode after the refactor from the missing clip_grad_norm_ call.",
+    "ok figured out why eval is 8 points lower on the cluster 🙃 the image has pillow-simd and it resizes differently",
+    "That's what makes the eval F1 wobble: we average per-batch F1 instead of computing it over the set.",
+    "DDP deadlocks whenever the auxiliary head is skipped on some ranks.",
+    "The metric is zero because every prediction is the padding id.",
+    "Driver 525 tops out at CUDA 12.0, which is why the cu121 wheel says no GPU is available.",
+    "yeah it's the shuffle buffer, 1000 is way too small for a class-sorted dataset so the loss saws up and down",
+    "setuptools が 70 系に上がったことで API が消え、setup.py の参照が ImportError になっていました。",
+])
+def test_round35_causes_are_claims(text):
+    assert "assertion" in kinds(text)
+
+
+@pytest.mark.parametrize("text", [
+    "Loss went from 2.31 to 7.9 between step 1,800 and 1,820 and has stayed there since.",
+    "`no_grad()` stops autograd from recording operations, so no activations are saved and memory use drops.",
+    "cuDNN benchmark mode is off by default because autotuning adds overhead whenever input shapes keep changing.",
+    "The trainer saves a checkpoint every epoch, and the job crashed at step 400.",
+    "ジョブは 3 回とも step 12,000 前後で止まりました。エラーログは空です。",
+    "## なぜ勾配累積を使うのか\n\nGPU メモリが足りないせいで大きなバッチが組めない場合でも、実効バッチサイズを大きくできます。",
+])
+def test_round35_non_claims_pass(text):
+    assert decision(analyze(text)) == "allow"

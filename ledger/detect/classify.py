@@ -273,7 +273,15 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
         # "The collate fn drops the last sample of each batch, and accuracy is computed over 31
         # items instead of 32": a failure and a defect side by side, each stated as fact
         d = r.defect.search(text)
-        if d is not None and not (r.any_negation.search(text)):
+        negation_ok = False
+        head, _, tail = text.partition(", and ")
+        if d is None and lang == "en" and tail and r.subject_verb and r.subject_verb.search(head) \
+                and not failure_term(r, head) and failure_term(r, tail) and _PRESENT_STATE.search(tail):
+            # "The sampler only yields indices up to len - 2, and the last image is never
+            # scored": what a part of the system does, and the failure that comes of it (the
+            # failure may be said with a negation)
+            d, negation_ok = r.subject_verb.search(head), not r.any_negation.search(head)
+        if d is not None and (negation_ok or not r.any_negation.search(text)):
             best = Verdict(ASSERTION, "names a defect (%r) beside a failure (%r)" % (d.group(0).strip()[-40:], own_failure))
     if best is None and not cues and mode == ASSERTION and bare_ok:
         # "Root cause: the LR is too high. I lowered it to 1e-4." The fix that follows a
@@ -289,6 +297,11 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
     if ruled_out and best is not None and best.kind == ASSERTION:
         best = Verdict(NEGATED, "under a ruled-out heading: %s" % best.reason)
     return best
+
+
+# "..., and the last image is never scored" states a standing consequence; "..., and the job
+# crashed at step 400" reports an event, which a status line puts next to anything.
+_PRESENT_STATE = diskcache.compile(r"\b(?:is|are|gets?|ends?\s+up|never|comes?\s+out|stays?|keeps?)\b")
 
 
 def _effect_fails(r, plain, m):
