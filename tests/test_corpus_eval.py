@@ -95,9 +95,11 @@ FLOORS = {
     ("ja", "blind33"): (0.97, 0.0),
     ("en", "blind34"): (1.0, 0.0),
     ("ja", "blind34"): (1.0, 0.0),
+    ("en", "blind35"): (0.97, 0.0),
+    ("ja", "blind35"): (0.94, 0.0),
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
-    ("en", "blind35"): (0.73, 0.05),
-    ("ja", "blind35"): (0.92, 0.05),
+    ("en", "blind36"): (0.89, 0.05),
+    ("ja", "blind36"): (0.94, 0.10),
 }
 
 
@@ -153,10 +155,10 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            ("ja", "blind28"): 1,
                            # ja_blind33.txt:210: the same, a second sentence of its own paragraph
                            ("ja", "blind33"): 1,
-                           # held out, not read: its first-run blocked citation
+                           # ja_blind35.txt:187: the same, an elaboration after cited bullets
                            ("ja", "blind35"): 1}
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
-NEGATED_BLOCKED_CEILING = {}
+NEGATED_BLOCKED_CEILING = {("ja", "blind36"): 0.125}
 
 
 def test_every_blind_split_cites_and_traps_hold(results):
