@@ -1280,3 +1280,32 @@ def test_round35_causes_are_claims(text):
 ])
 def test_round35_non_claims_pass(text):
     assert decision(analyze(text)) == "allow"
+
+
+# Round on blind36 (session 5)
+@pytest.mark.parametrize("message", [
+    "The sampler reshuffles with the same seed on every rank, and each of the eight GPUs ends up training on identical batches.",
+    "The optimizer is built from `ema.parameters()`, not `model.parameters()`. The training model's weights never change.",
+    "Max input length is 512 tokens while the prompts average 3k; the long-context scores are computed on truncated inputs and mean nothing.",
+    "Rank 0 saved inside the rank check and the save called a barrier, so rank 0 and the other ranks were waiting on different barriers.",
+    "原因判明しました — GradScaler を二重に使っていて、unscale_ が 1 ステップに 2 回走っています。",
+])
+def test_round36_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "Either way, try a single-example eval first: it should match the reference exactly if padding is the issue.",
+    "Because every rank must see the same count, it pads with repeats, unless `drop_last=True`, in which case it drops the tail.",
+    "`torch.compile` はオプション扱いにしました。環境によってはコンパイルに数分かかるので、外せるほうが便利だからです。",
+    "レイテンシは p50 と p99 の両方を出しています。平均だけだと外れ値に引っ張られるせいで、体感と合わなくなるからです。",
+    "「なぜ DeepSpeed ではなく FSDP を選んだのか」というご質問への回答です。\n\n監視ツールが FSDP のメトリクスに対応しているからです。",
+    "H100 は電源の都合で夜間しか使えないため、追加の計測は明日の夜に回します。",
+])
+def test_round36_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+def test_a_quoted_question_ending_in_node_is_not_a_connective():
+    got = kinds("ご指摘の「tokenizer の不一致が評価値を下げているのでは」という点ですが、それは原因ではありませんでした。")
+    assert "assertion" not in got and "negated" in got

@@ -206,6 +206,10 @@ def _explains(rules, blocks):
     return False
 
 
+# "..., not a PyTorch bug": the sentence after says what the failure is not
+_NOT_A = diskcache.compile(r"(?:^|[,;—–]\s*)not\s+(?:a|an|the|our|your)\b|\b(?:isn't|is\s+not|wasn't|was\s+not)\s+(?:a|an|the)\s+(?:[\w.-]+\s+){0,2}?(?:bug|issue|problem|failure|error)\b")
+
+
 def _defect_before_failure(r, lang, masked, following, rules):
     d = r.defect.search(masked) if r.defect else None
     if d is None or _classify.failure_term(r, masked[:d.start()] + " " + masked[d.end():]):
@@ -216,7 +220,7 @@ def _defect_before_failure(r, lang, masked, following, rules):
         return None
     nxt = _unemph(following)
     rn = rules.for_lang(sentences.lang_of(nxt))
-    if not _classify._symptom(rn, sentences.lang_of(nxt), nxt) or rn.any_negation.search(nxt) \
+    if not _classify._symptom(rn, sentences.lang_of(nxt), nxt) or _NOT_A.search(nxt) \
             or (rn.generic_when and rn.generic_when.search(nxt)):
         return None  # "..., not a PyTorch bug", "if True, the scale is halved whenever a step produces inf"
     return _classify.Verdict(_classify.ASSERTION, "names a defect (%r) right before a failure (%r)" % (

@@ -158,7 +158,9 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
         lang == "ja" and prev_plain and r.reason_end.search(text) and not r.topic.search(text.rpartition("という")[2])
         # after "not investigated yet" it says why not (「原因調査はまだです。学習を優先したためです」)
         and (r.negated.search(prev_plain) or r.unknown.search(prev_plain)
-             or (not own_failure and not (r.defect and r.defect.search(text))
+             # (a failure in a generic condition is no failure of this sentence: 「平均だけだと外れ値に
+             # 引っ張られるせいで、体感と合わなくなるからです」)
+             or ((not own_failure or (r.generic_when and r.generic_when.search(text))) and not (r.defect and r.defect.search(text))
                  # 「issue に貼ってください。再現の手がかりになるためです。」: why to do as asked
                  and ((r.own_action and r.own_action.search(prev_plain)) or r.rationale.search(prev_plain)
                       or r.instruction.search(prev_plain)))))
@@ -211,6 +213,8 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
     # "X, so Y" / "therefore Y": Y must be the failure ("The run crashed, so the checkpoint at
     # step 400 is the latest" states a consequence, not a diagnosis).
     for m in r.result.finditer(text) if (r.result and failure and not observed) else ():
+        if reason_for_prev:
+            continue  # a reason for the sentence before, like the connectives above
         if r.purpose and r.purpose.search(text[:m.end()]):
             continue  # "Added CUDA_LAUNCH_BLOCKING=1 so the traceback points at the kernel": a purpose
         if r.purpose_after and r.purpose_after.search(text[m.end():]) \
@@ -304,6 +308,9 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
 _PRESENT_STATE = diskcache.compile(r"\b(?:is|are|gets?|ends?\s+up|never|comes?\s+out|stays?|keeps?)\b")
 
 
+_UNLESS = diskcache.compile(r"\b(?:unless|in\s+which\s+case|except\s+when)\b")
+
+
 def _effect_fails(r, plain, m):
     """For a connective whose cause follows it ("X because Y"), is the failure on the effect's
     side? "The job OOMs because the eval loop keeps the graph" is a diagnosis; "I renamed the
@@ -316,7 +323,13 @@ def _effect_fails(r, plain, m):
         # "This is due to a known bug ...": the effect is the failure the sentence points back to
         return bool(failure_term(r, effect)) or bool(r.anaphora.search(effect) and len(effect.split()) <= 4)
     comma = plain.find(",", m.end())
-    return comma < 0 or bool(failure_term(r, plain[comma + 1:]))
+    if comma < 0:
+        return True
+    # "Because every rank must see the same count, it pads with repeats, unless drop_last is
+    # set, in which case it drops the tail": a failure only under a condition is not the effect
+    effect = plain[comma + 1:]
+    cut = _UNLESS.search(effect)
+    return bool(failure_term(r, effect[:cut.start()] if cut else effect))
 
 
 def _control(r, text, clauses, ruled_upto, m):
