@@ -1309,3 +1309,33 @@ def test_round36_non_claims_pass(message):
 def test_a_quoted_question_ending_in_node_is_not_a_connective():
     got = kinds("ご指摘の「tokenizer の不一致が評価値を下げているのでは」という点ですが、それは原因ではありませんでした。")
     assert "assertion" not in got and "negated" in got
+
+
+# Round on blind37 (session 5)
+@pytest.mark.parametrize("message", [
+    "Epochs take 40 minutes since num_workers=0 is hard-coded in the eval loader.",
+    "The collate function drops the last sample of each batch, and the reported eval count is short by one per batch.",
+    "Your \"no kernel image is available\" error is a driver/toolkit mismatch: the wheel targets CUDA 12.4.",
+    "It turns out the random crop runs after normalization, which is why validation accuracy fell four points.",
+    "Class 7 scores F1 = 0.0 as the label map in config.json is ordered differently from the encoder.",
+    "## What happened\n\nRank 5 froze at the first all_gather.\n\n## Why\n\nThe skip logic lets one rank issue one fewer collective.",
+    "このハングは NCCL 2.18.1 の既知の不具合です。",
+    "## 仮説と結論\n最初はデータの偏りを疑いましたが、違いました。検証スコアが低かったのは、最後のエポックを評価していたためです。",
+])
+def test_round37_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "The scheduler reason field is set to \"preempted\" when the cluster reclaims a node; the job is requeued automatically.",
+    "Lowering the batch size to 8 made the OOM go away, but I still don't know what is using the memory.",
+    "- `train.py`: checkpoint every 1000 steps instead of every epoch, so preempted jobs lose less work.",
+    "Answering your question about `cudnn.deterministic`: it forces deterministic kernels, which can be slower because the fastest ones use atomics.",
+    "## Why\n\nWe keep the eval on CPU because the GPU nodes are slow to schedule.",
+    "今回 ZeRO-3 を使わなかった理由は、all-gather が律速になると事前の見積もりで分かっていたためです。",
+    "再現性のために seed を固定していますが、cuDNN の一部の演算は非決定的なので、完全に同じ結果になるとは限りません。",
+    "「なぜ LoRA の rank を 16 にしたのか」というご質問について。\n\n16 と 64 で差がほとんどなく、学習時間は 16 の方が小さかったためです。",
+    "8 GPU で回すと 3 時間ほどで必ず止まります。nvidia-smi 上ではメモリは確保されたままで、使用率は 0% です。",
+])
+def test_round37_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"

@@ -190,6 +190,12 @@ def _heading_mode(r_for, text):
     return None
 
 
+# A bare "## Why" is too vague alone (it heads design notes too); after "## What happened" it is
+# the post-mortem's cause section.
+_WHAT_HAPPENED = diskcache.compile(r"^\W*(?:what\s+happened|symptoms?|impact|incident(?:\s+summary)?|timeline)\W*$", diskcache.IGNORECASE)
+_WHY = diskcache.compile(r"^\W*why\W*$", diskcache.IGNORECASE)
+
+
 def _explains(rules, blocks):
     """Does the message open by explaining how something works, or answer a quoted question
     about a design choice (`headings.explainer`)?"""
@@ -249,6 +255,7 @@ def analyze(message, evidence=None, rules=None):
     # A sentence without a causal cue counts as an assertion under a root-cause heading only in
     # the first paragraph or first list after it; later blocks need a cue of their own.
     first_group = False
+    after_what_happened = False
     if _explains(rules, blocks):
         # "Here's how GradScaler works.", "> Why FSDP and not DeepSpeed?": the message explains
         stack.append((0, "explainer", "explanation"))
@@ -257,6 +264,10 @@ def analyze(message, evidence=None, rules=None):
             while stack and stack[-1][0] >= b.level:
                 stack.pop()
             mode = _heading_mode(rules.for_lang, b.text)
+            if mode is None and after_what_happened and _WHY.match(_unemph(b.text)):
+                mode = "assertion"  # "## What happened ... ## Why": a post-mortem's cause section
+            if _WHAT_HAPPENED.match(_unemph(b.text)):
+                after_what_happened = True
             stack.append((b.level, mode, b.text.strip(" *_:")))
             first_group = True
             # A heading can itself state the claim: "## Root cause: the loader leaks".

@@ -181,6 +181,13 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
                 or (not r.topic.search(text[:m.start()]) and not (r.defect and r.defect.search(text))
                     and not (failure or (prev_plain and failure_term(r, prev_plain))))):
             continue
+        if lang == "ja" and r.reason_end.search(text):
+            # 「ZeRO-3 を使わなかった理由は、〜が律速になると分かっていたためです」: a frame inside
+            # the reason for a choice of ours
+            t0 = r.rationale.search(text[:m.start()])
+            if t0 is not None and t0.group(0).rstrip("、, ").endswith(("のは", "理由は")) \
+                    and not failure_term(r, plain[:t0.end()]):
+                continue
         if r.change_topic and r.change_topic.search(text[:m.start()]) and not failure_term(r, plain[:m.start()]):
             continue  # 「ログの変更は、〜という要望によるものです」: the reason for a change of our own
         if _names_masked_failure(r, plain, m):
@@ -273,7 +280,8 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
                 best = Verdict(ASSERTION, "names a defect (%r) right after a failure (%r)" % (
                     r.defect.search(text).group(0).strip()[-40:], failure_term(r, prev_plain)))
     if best is None and not cues and mode is None and not observed and own_failure and r.defect \
-            and (", and " in text or "; " in text) and _symptom(r, lang, plain) and not r.rationale.search(text):
+            and (", and " in text or "; " in text) and _symptom(r, lang, plain) and not r.rationale.search(text) \
+            and not (r.generic_when and r.generic_when.search(text)):
         # "The collate fn drops the last sample of each batch, and accuracy is computed over 31
         # items instead of 32": a failure and a defect side by side, each stated as fact
         d = r.defect.search(text)
@@ -478,7 +486,10 @@ def _judge(r, lang, text, clauses, pseudo, tier, m, failure, mode, mode_label):
     # searched in the whole text so that a hedge's lookahead sees past the clause ("lowercasing
     # hypotheses but not references" is the MT sense), but only a hedge inside the clause counts
     h = r.hedge.search(text[a:])
-    if h is not None and h.start() >= b - a:
+    if h is not None and h.start() >= b - a and not (
+            # Japanese ends a sentence with its main predicate: 「〜非決定的なので、同じ結果になる
+            # とは限りません」 hedges the reason before it too (not across 「が、」「けど」)
+            lang == "ja" and not _within(r.hedge_stop, text, m.end(), a + h.start())):
         h = None
     if h is None:
         # A hedge that opens the sentence ("I think", "Probably,") covers all of it.
@@ -572,7 +583,7 @@ def _rationale(r, lang, text, clause, a, m):
         # 「〜したい、という要望があったためです」: the reason right before the cue is a request
         if any(x.end() >= m.start() - 1 and "という" in x.group(0) for x in r.rationale.finditer(text[:m.start()])):
             return True
-        topic = r.rationale.search(text[:m.start()])
+        topic = r.rationale.search(text[:m.end()])  # (「使わなかった理由は」: the cue may end the topic)
         if topic is not None and topic.group(0).rstrip("、, ").endswith(("のは", "理由は")) \
                 and r.reason_end.search(text[m.start():]) and not failure_term(r, text[:topic.end()]):
             return True
