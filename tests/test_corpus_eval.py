@@ -99,9 +99,11 @@ FLOORS = {
     ("ja", "blind35"): (0.94, 0.0),
     ("en", "blind36"): (1.0, 0.0),
     ("ja", "blind36"): (0.97, 0.0),
+    ("en", "blind37"): (1.0, 0.0),
+    ("ja", "blind37"): (0.97, 0.0),
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
-    ("en", "blind37"): (0.84, 0.10),
-    ("ja", "blind37"): (0.86, 0.10),
+    ("en", "blind38"): (0.78, 0.08),
+    ("ja", "blind38"): (0.92, 0.10),
 }
 
 
@@ -160,7 +162,7 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            # ja_blind35.txt:187: the same, an elaboration after cited bullets
                            ("ja", "blind35"): 1}
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
-NEGATED_BLOCKED_CEILING = {("ja", "blind37"): 0.25}
+NEGATED_BLOCKED_CEILING = {("en", "blind38"): 0.125, ("ja", "blind38"): 0.125}
 
 
 def test_every_blind_split_cites_and_traps_hold(results):
