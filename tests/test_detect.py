@@ -1339,3 +1339,41 @@ def test_round37_causes_are_claims(message):
 ])
 def test_round37_non_claims_pass(message):
     assert decision(analyze(message)) == "allow"
+
+
+# Round on blind38 (session 5)
+@pytest.mark.parametrize("message", [
+    "The val loader reuses the training transforms, random crop included, and the val accuracy jitters between identical runs.",
+    "Short version: the model was trained with `bos_token` prepended and serving doesn't prepend it. That's the whole quality regression.",
+    "The nightly numbers are wrong. The bucket got re-synced with v2 prompts while the scorer still expects v1, everything parses as empty.",
+    "I looked into why `pip install -e .` fails on the cluster image.\n\nThe build compiles with nvcc 11.8 while torch was built with 12.1.",
+    "さっきの分散学習のハング、わかりました〜\nrank ごとにデータの件数が違ってて、一部の rank だけ all_gather を呼ばずに抜けてました。",
+    "- compute_metrics は predictions をそのまま argmax している\n- 結果として accuracy がほぼチャンスレベルの 0.51 になっている",
+])
+def test_round38_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "Due to the maintenance window, the A100 partition will be unavailable Saturday 02:00-06:00 UTC.",
+    "greedy decoding makes the scores deterministic, so two runs give the same number and regressions are easier to spot.",
+    "GradScaler scales the loss so small fp16 gradients don't underflow, and skips the step whenever it finds inf or NaN in the gradients.",
+    "`torch.cuda.empty_cache()` について補足します。\n\nキャッシングアロケータを使っているため、解放してもメモリはすぐには返されず、プロセス内で保持されます。",
+    "- step 3012 でログ出力が止まり、以降 40 分間進捗なし\n\n原因はこれから調べます。",
+    "どなたか原因がわかる方がいたら教えてください。",
+    "障害発生時の調査時間を短縮するためです。",
+])
+def test_round38_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+@pytest.mark.parametrize("text", [
+    "Re: the comment that the new image caused the regression — I don't think so.",
+    "ドライバのバージョン不一致が原因という線は、これで消えました。",
+])
+def test_round38_discussed_causes_are_not_asserted(text):
+    assert "assertion" not in kinds(text)
+
+
+def test_good_question_does_not_hide_the_diagnosis_after_it():
+    assert decision(analyze("Good question. It only hangs on two nodes because NCCL picks eth0 instead of InfiniBand.")) == "block"

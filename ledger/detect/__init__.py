@@ -194,6 +194,7 @@ def _heading_mode(r_for, text):
 # the post-mortem's cause section.
 _WHAT_HAPPENED = diskcache.compile(r"^\W*(?:what\s+happened|symptoms?|impact|incident(?:\s+summary)?|timeline)\W*$", diskcache.IGNORECASE)
 _WHY = diskcache.compile(r"^\W*why\W*$", diskcache.IGNORECASE)
+_WHY_Q = diskcache.compile(r"^\W*(?:why|なぜ|どうして)", diskcache.IGNORECASE)
 
 
 def _explains(rules, blocks):
@@ -259,6 +260,12 @@ def analyze(message, evidence=None, rules=None):
     if _explains(rules, blocks):
         # "Here's how GradScaler works.", "> Why FSDP and not DeepSpeed?": the message explains
         stack.append((0, "explainer", "explanation"))
+    elif blocks and blocks[0].kind == "quote" and _WHY_Q.match(_unemph(blocks[0].text)) \
+            and _heading_mode(rules.for_lang, blocks[0].text) == "assertion":
+        # "> why does my fine-tuned model score worse than the base model?": the answer below
+        # is the diagnosis, as under a root-cause heading (its first paragraph or list)
+        stack.append((0, "assertion", blocks[0].text.strip()[:60]))
+        first_group = True
     for bi, b in enumerate(blocks):
         if b.kind == "heading":
             while stack and stack[-1][0] >= b.level:
@@ -343,7 +350,8 @@ def analyze(message, evidence=None, rules=None):
             # "Found it. The collate fn pads to the whole dataset." The sentence right after an
             # announced finding (in its paragraph, or the next one) states that finding.
             before = _unemph(units[idx - 1].text).strip()
-            if rules.for_lang(sentences.lang_of(before)).discovery.search(before):
+            # (code masked: "I looked into why `pip install -e .` fails." has a period in its code)
+            if rules.for_lang(sentences.lang_of(before)).discovery.search(sentences.mask_code(before)[0]):
                 mode, mode_label, bare_ok = "assertion", before.rstrip(".!:。！："), True
         if _BARE_LABEL.match(plain):
             continue  # "- 原因:" / "**Root cause:**" with nothing after it: an empty template field

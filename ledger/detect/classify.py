@@ -313,7 +313,9 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
 
 # "..., and the last image is never scored" states a standing consequence; "..., and the job
 # crashed at step 400" reports an event, which a status line puts next to anything.
-_PRESENT_STATE = diskcache.compile(r"\b(?:is|are|gets?|ends?\s+up|never|comes?\s+out|stays?|keeps?)\b")
+_PRESENT_STATE = diskcache.compile(
+    r"\b(?:is|are|gets?|ends?\s+up|never|comes?\s+out|stays?|keeps?)\b"
+    r"|^\s*(?:the|its|our|every|each|all)\s+(?:[\w.-]+\s+){0,3}?[a-z]{3,}s\b")  # "the val accuracy jitters"
 
 
 _UNLESS = diskcache.compile(r"\b(?:unless|in\s+which\s+case|except\s+when)\b")

@@ -74,7 +74,8 @@ def split(text):
     for m in _BREAK_RUN.finditer(masked):
         a = masked[m.start() - 1] if m.start() > 0 else ""
         b = masked[m.end()] if m.end() < len(masked) else ""
-        if (a and (is_cjk(a) or a in "。:：!?")) or (b and is_cjk(b)):
+        # (after Japanese punctuation and symbols too: 「…わかりました〜」 then a line in English)
+        if (a and (is_cjk(a) or a in "。:：!?" or "\u3000" <= a <= "\u303f" or "\uff01" <= a <= "\uff60")) or (b and is_cjk(b)):
             starts.append(m.end())
     starts.append(len(masked) + 1)
     for k in range(len(starts) - 1):
