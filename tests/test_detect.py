@@ -1377,3 +1377,15 @@ def test_round38_discussed_causes_are_not_asserted(text):
 
 def test_good_question_does_not_hide_the_diagnosis_after_it():
     assert decision(analyze("Good question. It only hangs on two nodes because NCCL picks eth0 instead of InfiniBand.")) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "> why does my model crash on the eval set?\n\nThe eval loader uses a batch size of 512 with no gradient checkpointing.",
+    "## Why does the fine-tune score worse than the base model?\n\nThe eval uses the chat template on one model and plain prompts on the other.",
+])
+def test_an_answer_to_a_why_does_it_fail_question_is_a_diagnosis(message):
+    assert decision(analyze(message)) == "block"
+
+
+def test_a_why_question_about_a_choice_is_not():
+    assert decision(analyze("> why do you use bf16 here?\n\nIt keeps the fp32 exponent range, so no loss scaler is needed.")) == "allow"
