@@ -101,9 +101,11 @@ FLOORS = {
     ("ja", "blind36"): (0.97, 0.0),
     ("en", "blind37"): (1.0, 0.0),
     ("ja", "blind37"): (0.97, 0.0),
+    ("en", "blind38"): (0.94, 0.0),
+    ("ja", "blind38"): (0.97, 0.0),
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
-    ("en", "blind38"): (0.78, 0.08),
-    ("ja", "blind38"): (0.92, 0.10),
+    ("en", "blind39"): (0.86, 0.03),
+    ("ja", "blind39"): (0.89, 0.05),
 }
 
 
@@ -160,9 +162,11 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            # ja_blind33.txt:210: the same, a second sentence of its own paragraph
                            ("ja", "blind33"): 1,
                            # ja_blind35.txt:187: the same, an elaboration after cited bullets
-                           ("ja", "blind35"): 1}
+                           ("ja", "blind35"): 1,
+                           # held out, not read: its first-run blocked citation
+                           ("ja", "blind39"): 1}
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
-NEGATED_BLOCKED_CEILING = {("en", "blind38"): 0.125, ("ja", "blind38"): 0.125}
+NEGATED_BLOCKED_CEILING = {("en", "blind39"): 0.125, ("ja", "blind39"): 0.25}
 
 
 def test_every_blind_split_cites_and_traps_hold(results):
