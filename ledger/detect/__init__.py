@@ -190,13 +190,6 @@ def _heading_mode(r_for, text):
     return None
 
 
-# A bare "## Why" is too vague alone (it heads design notes too); after "## What happened" it is
-# the post-mortem's cause section.
-_WHAT_HAPPENED = diskcache.compile(r"^\W*(?:what\s+happened|symptoms?|impact|incident(?:\s+summary)?|timeline)\W*$", diskcache.IGNORECASE)
-_WHY = diskcache.compile(r"^\W*why\W*$", diskcache.IGNORECASE)
-_WHY_Q = diskcache.compile(r"^\W*(?:why|なぜ|どうして)", diskcache.IGNORECASE)
-
-
 def _explains(rules, blocks):
     """Does the message open by explaining how something works, or answer a quoted question
     about a design choice (`headings.explainer`)?"""
@@ -213,25 +206,21 @@ def _explains(rules, blocks):
     return False
 
 
-# "..., not a PyTorch bug": the sentence after says what the failure is not
-_NOT_A = diskcache.compile(r"(?:^|[,;—–]\s*)not\s+(?:a|an|the|our|your)\b|\b(?:isn't|is\s+not|wasn't|was\s+not)\s+(?:a|an|the)\s+(?:[\w.-]+\s+){0,2}?(?:bug|issue|problem|failure|error)\b")
-
-
 def _defect_before_failure(r, lang, masked, following, rules):
+    """A sentence that names a defect as fact, right before one that states a failure: the
+    mirror of the failure-then-defect order classify() reads. A Verdict, or None."""
     d = r.defect.search(masked) if r.defect else None
     if d is None or _classify.failure_term(r, masked[:d.start()] + " " + masked[d.end():]):
         return None  # a failure of its own besides the defect: a symptom, which classify() read
-    if (r.own_action and r.own_action.search(masked)) or r.rationale.search(masked) or r.negated.search(masked) \
-            or r.hedge.search(masked) or r.question.search(masked) or r.conditional.search(masked) \
-            or r.instruction.search(masked) or r.unknown.search(masked):
+    if not _classify.stated(r, masked) or r.rationale.search(masked):
         return None
     nxt = _unemph(following)
     rn = rules.for_lang(sentences.lang_of(nxt))
-    if not _classify._symptom(rn, sentences.lang_of(nxt), nxt) or _NOT_A.search(nxt) \
+    if not _classify._symptom(rn, sentences.lang_of(nxt), nxt) or rn.not_a.search(nxt) \
             or (rn.generic_when and rn.generic_when.search(nxt)):
         return None  # "..., not a PyTorch bug", "if True, the scale is halved whenever a step produces inf"
     return _classify.Verdict(_classify.ASSERTION, "names a defect (%r) right before a failure (%r)" % (
-        r.defect.search(masked).group(0).strip()[-40:], _classify.failure_term(rn, nxt)))
+        d.group(0).strip()[-40:], _classify.failure_term(rn, nxt)))
 
 
 class _Unit:
@@ -257,10 +246,12 @@ def analyze(message, evidence=None, rules=None):
     # the first paragraph or first list after it; later blocks need a cue of their own.
     first_group = False
     after_what_happened = False
+    # the lists every language's rules hold (rules.BOTH_WAYS): any language's will do
+    grammar = rules.for_lang("en")
     if _explains(rules, blocks):
         # "Here's how GradScaler works.", "> Why FSDP and not DeepSpeed?": the message explains
         stack.append((0, "explainer", "explanation"))
-    elif blocks and blocks[0].kind == "quote" and _WHY_Q.match(_unemph(blocks[0].text)) \
+    elif blocks and blocks[0].kind == "quote" and grammar.why_question.search(_unemph(blocks[0].text)) \
             and _heading_mode(rules.for_lang, blocks[0].text) == "assertion":
         # "> why does my fine-tuned model score worse than the base model?": the answer below
         # is the diagnosis, as under a root-cause heading (its first paragraph or list)
@@ -271,9 +262,9 @@ def analyze(message, evidence=None, rules=None):
             while stack and stack[-1][0] >= b.level:
                 stack.pop()
             mode = _heading_mode(rules.for_lang, b.text)
-            if mode is None and after_what_happened and _WHY.match(_unemph(b.text)):
+            if mode is None and after_what_happened and grammar.why_heading.search(_unemph(b.text)):
                 mode = "assertion"  # "## What happened ... ## Why": a post-mortem's cause section
-            if _WHAT_HAPPENED.match(_unemph(b.text)):
+            if grammar.what_happened.search(_unemph(b.text)):
                 after_what_happened = True
             stack.append((b.level, mode, b.text.strip(" *_:")))
             first_group = True
@@ -286,8 +277,7 @@ def analyze(message, evidence=None, rules=None):
         if b.kind not in ("para", "item", "row"):
             continue
         list_mode = None
-        # list_head is one of the grammar lists every language's rules hold (rules.BOTH_WAYS)
-        if b.kind == "para" and rules.for_lang("en").list_head.search(b.text) and "\n" not in b.text.strip() \
+        if b.kind == "para" and grammar.list_head.search(b.text) and "\n" not in b.text.strip() \
                 and bi + 1 < len(blocks) and blocks[bi + 1].kind == "item":
             list_mode = _heading_mode(rules.for_lang, _last_sentence(b.text).rstrip(" :："))
         if list_mode:

@@ -181,13 +181,10 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
                 or (not r.topic.search(text[:m.start()]) and not (r.defect and r.defect.search(text))
                     and not (failure or (prev_plain and failure_term(r, prev_plain))))):
             continue
-        if lang == "ja" and r.reason_end.search(text):
+        if lang == "ja" and r.reason_end.search(text) and _our_choice_topic(r, text, plain, m.start()):
             # 「ZeRO-3 を使わなかった理由は、〜が律速になると分かっていたためです」: a frame inside
             # the reason for a choice of ours
-            t0 = r.rationale.search(text[:m.start()])
-            if t0 is not None and t0.group(0).rstrip("、, ").endswith(("のは", "理由は")) \
-                    and not failure_term(r, plain[:t0.end()]):
-                continue
+            continue
         if r.change_topic and r.change_topic.search(text[:m.start()]) and not failure_term(r, plain[:m.start()]):
             continue  # 「ログの変更は、〜という要望によるものです」: the reason for a change of our own
         if _names_masked_failure(r, plain, m):
@@ -288,7 +285,7 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
         negation_ok = False
         head, _, tail = text.partition(", and ")
         if d is None and lang == "en" and tail and r.subject_verb and r.subject_verb.search(head) \
-                and not failure_term(r, head) and failure_term(r, tail) and _PRESENT_STATE.search(tail):
+                and not failure_term(r, head) and failure_term(r, tail) and r.present_state.search(tail):
             # "The sampler only yields indices up to len - 2, and the last image is never
             # scored": what a part of the system does, and the failure that comes of it (the
             # failure may be said with a negation)
@@ -311,16 +308,6 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
     return best
 
 
-# "..., and the last image is never scored" states a standing consequence; "..., and the job
-# crashed at step 400" reports an event, which a status line puts next to anything.
-_PRESENT_STATE = diskcache.compile(
-    r"\b(?:is|are|gets?|ends?\s+up|never|comes?\s+out|stays?|keeps?)\b"
-    r"|^\s*(?:the|its|our|every|each|all)\s+(?:[\w.-]+\s+){0,3}?[a-z]{3,}s\b")  # "the val accuracy jitters"
-
-
-_UNLESS = diskcache.compile(r"\b(?:unless|in\s+which\s+case|except\s+when)\b")
-
-
 def _effect_fails(r, plain, m):
     """For a connective whose cause follows it ("X because Y"), is the failure on the effect's
     side? "The job OOMs because the eval loop keeps the graph" is a diagnosis; "I renamed the
@@ -338,7 +325,7 @@ def _effect_fails(r, plain, m):
     # "Because every rank must see the same count, it pads with repeats, unless drop_last is
     # set, in which case it drops the tail": a failure only under a condition is not the effect
     effect = plain[comma + 1:]
-    cut = _UNLESS.search(effect)
+    cut = r.unless.search(effect)
     return bool(failure_term(r, effect[:cut.start()] if cut else effect))
 
 
@@ -368,12 +355,14 @@ def _within(matcher, text, pos, endpos):
 
 def _symptom(r, lang, text):
     """Does `text` state a failure plainly (not hedged, asked, negated, planned or done by us)?"""
-    if not failure_term(r, text):
-        return False
-    for lst in (r.hedge, r.question, r.conditional, r.instruction, r.unknown, r.negated, r.own_action):
-        if lst and lst.search(text):
-            return False
-    return True
+    return bool(failure_term(r, text)) and stated(r, text)
+
+
+def stated(r, text):
+    """Is `text` said as plain fact: not hedged, asked, conditional, planned, an honest "not known
+    yet", a cause ruled out, or the agent's own doing?"""
+    return not any(lst and lst.search(text) for lst in (
+        r.hedge, r.question, r.conditional, r.instruction, r.unknown, r.negated, r.own_action))
 
 
 # "Loss sat at 10.37 (≈ ln 32000) for the whole run": a parenthesis is not part of the head
@@ -475,8 +464,8 @@ def _judge(r, lang, text, clauses, pseudo, tier, m, failure, mode, mode_label):
     if tier == "result" and lang == "ja" and r.event_chain and r.event_chain.search(text[a:m.end()]) \
             and failure_term(r, text[a:m.start()]) and failure_term(r, text[m.end():b]) and not (r.defect and r.defect.search(text)) \
             and not r.connective.search(text[:m.start()]) and not (r.result and r.result.search(text[:a])) \
-            and "こと" not in text[a:m.start()] and not r.anaphora.search(text) \
-            and not any(w in text[:m.start()] for w in ("結果", "そのため", "このため", "なので")):
+            and not r.chain_cause.search(text[a:m.start()]) and not r.anaphora.search(text) \
+            and not r.chain_breaker.search(text[:m.start()]):
         return None  # 「step 2300 で CUDA OOM が発生して停止」: one failure, then the next, as seen
     if tier == "result" and lang == "ja" and ((r.own_action and r.own_action.search(text[m.end():]))
                                                or (not failure_term(r, text[m.end():]) and _rationale(r, lang, text, clause, a, m))):
@@ -558,6 +547,14 @@ def _assert(mode, mode_label, reason):
     return Verdict(ASSERTION, reason)
 
 
+def _our_choice_topic(r, text, fail_text, end):
+    """Does text[:end] open with a choice of ours as its topic (「評価を回すようにしたのは」,
+    「ZeRO-3 を使わなかった理由は」), with no failure in that topic (looked for in `fail_text`)?"""
+    t = r.rationale.search(text[:end])
+    return t is not None and t.group(0).rstrip("、, ").endswith(("のは", "理由は")) \
+        and not failure_term(r, fail_text[:t.end()])
+
+
 def _rationale(r, lang, text, clause, a, m):
     """Is the connective `m` the reason for the agent's own action rather than a failure's?"""
     if not r.rationale:
@@ -580,14 +577,13 @@ def _rationale(r, lang, text, clause, a, m):
         if (r.instruction.search(after) or r.unknown.search(after)) and (
                 not failure_term(r, cause) or (r.generic_when and r.generic_when.search(cause))):
             return True
-        # 「評価を回すようにしたのは、〜要望があったためです」: a reason that ends the sentence
-        # explains the topic before it, here a choice of our own
         # 「〜したい、という要望があったためです」: the reason right before the cue is a request
         if any(x.end() >= m.start() - 1 and "という" in x.group(0) for x in r.rationale.finditer(text[:m.start()])):
             return True
-        topic = r.rationale.search(text[:m.end()])  # (「使わなかった理由は」: the cue may end the topic)
-        if topic is not None and topic.group(0).rstrip("、, ").endswith(("のは", "理由は")) \
-                and r.reason_end.search(text[m.start():]) and not failure_term(r, text[:topic.end()]):
+        # 「評価を回すようにしたのは、〜要望があったためです」: a reason that ends the sentence
+        # explains the topic before it, here a choice of our own (the cue may end the topic:
+        # 「使わなかった理由は」)
+        if _our_choice_topic(r, text, text, m.end()) and r.reason_end.search(text[m.start():]):
             return True
         # 「古い設定ファイルを削除(どこからも参照されていないため)」: the reason in brackets after the action
         bracket = max(text.rfind("(", 0, m.start()), text.rfind("（", 0, m.start()))

@@ -39,12 +39,15 @@ PATTERN_LISTS = {
         "look_back", "reason_effect", "certain", "hedge_stop", "list_intro", "past_end", "verb_end", "subject", "subject_verb",
         "failure_noun", "failure_adjective", "label_head", "observed_head", "generic_when",
         "nominal_cause", "observed_tail", "change_topic", "event_chain", "purpose_end",
+        "chain_breaker", "chain_cause", "present_state", "unless", "not_a", "what_happened",
+        "why_heading", "why_question",
     ),
     "labels": ("evidence",),
     "citation": ("evidence_id", "generic_quote", "back_reference"),
 }
 # Grammar lists whose entries, from any pack, apply to sentences of every language.
-BOTH_WAYS = ("list_head", "any_negation", "names_cause", "hedge_stop")
+BOTH_WAYS = ("list_head", "any_negation", "names_cause", "hedge_stop", "not_a", "what_happened",
+             "why_heading", "why_question")
 SCALARS = {
     "pack": {"name": str, "lang": str, "description": str, "case_sensitive": bool, "extends": str},
     "citation": {"min_quote_chars": int, "min_single_token_chars": int},
