@@ -60,10 +60,11 @@ class Citation(_Strict):
     evidence_id: List[str] = []
     generic_quote: List[str] = []
     back_reference: List[str] = []
+    follow_on: List[str] = []
     min_quote_chars: Optional[int] = None
     min_single_token_chars: Optional[int] = None
 
-    @field_validator("evidence_id", "generic_quote", "back_reference")
+    @field_validator("evidence_id", "generic_quote", "back_reference", "follow_on")
     @classmethod
     def _patterns(cls, v):
         return _check_list(v)

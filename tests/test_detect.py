@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from hookrun import REPO
-from ledger.detect import analyze, decision, markdown, sentences
+from ledger.detect import Evidence, analyze, decision, markdown, sentences
 
 
 def kinds(message):
@@ -1389,3 +1389,32 @@ def test_an_answer_to_a_why_does_it_fail_question_is_a_diagnosis(message):
 
 def test_a_why_question_about_a_choice_is_not():
     assert decision(analyze("> why do you use bf16 here?\n\nIt keeps the fp32 exponent range, so no loss scaler is needed.")) == "allow"
+
+
+_DROP = [Evidence("E1", "n_pred=9984 n_ref=10000\nbatch_size=128, drop_last=True\n", "python eval.py")]
+
+
+@pytest.mark.parametrize("message", [
+    "The eval accuracy is wrong because the loader has `drop_last=True` (E1).\n\nThis is why the reported accuracy is off by 0.3 points.",
+    "The eval accuracy is wrong because the loader has `batch_size=128, drop_last=True`.\n\nThat mismatch means the metric is computed on 9984 samples, so the accuracy is off by 0.3 points.",
+    "評価件数が合わない原因は、`batch_size=128, drop_last=True` で最後の端数が捨てられていることです。\n\nこの 16 件が落ちているため、accuracy が公式スクリプトの値とずれていました。",
+])
+def test_a_sentence_whose_cause_is_the_cited_finding_draws_on_its_evidence(message):
+    rep = analyze(message, evidence=_DROP)
+    assert decision(rep) == "allow"
+    assert [c.evidence for c in rep.claims if c.kind == "assertion"][-1] == ["E1"]
+
+
+@pytest.mark.parametrize("message", [
+    # "that" is the effect here, and a new cause follows
+    "The eval accuracy is wrong because of `drop_last=True` (E1).\n\nThe run is also slow. That's because the tokenizer runs on one core.",
+    "評価件数が合わない原因は `batch_size=128, drop_last=True` です。\n\nこれは、トークナイザが 1 コアで動いているためです。",
+    # the finding before it was not cited
+    "The eval accuracy is wrong because the loader drops the last batch.\n\nThis is why the reported accuracy is off by 0.3 points.",
+    # a new section, a new finding
+    "## Eval count\nThe eval accuracy is wrong because of `drop_last=True` (E1).\n\n## Speed\nThis is why the run crashes at step 400.",
+    # items of a findings list stand alone
+    "1. The eval accuracy is wrong because of `drop_last=True` (E1).\n2. So the run also crashes at step 400, because the cache overflows.",
+])
+def test_a_new_cause_after_a_cited_one_still_needs_its_own(message):
+    assert decision(analyze(message, evidence=_DROP)) == "block"

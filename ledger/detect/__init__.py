@@ -382,7 +382,39 @@ def analyze(message, evidence=None, rules=None):
                 cited[key] = _cite(scopes[key], checker)
             claim.quotes, claim.evidence, claim.near_misses = cited[key]
             claim.cited = bool(claim.evidence)
+        _follow_on(claims, units, blocks, rules)
     return Report([c for c, _ in claims], lang, len(units))
+
+
+def _follow_on(claims, units, blocks, rules):
+    """「この状態で 16 ワーカーを立てているので、4.82 s/it まで落ちています。」 after a cited
+    diagnosis: a sentence whose cause is "this", the finding just stated and cited, draws on
+    that finding's evidence. Only the next claim after a cited one, in the same section, opening
+    its paragraph (or right after it in one): "That's because ..." points at an effect and names
+    a new cause, so it is not among `follow_on`'s openings, nor is "The other failure ..."."""
+    prev = None  # (claim, block) of the claim before
+    for claim, bi in claims:
+        last, prev = prev, (claim, bi)
+        if claim.cited or claim.kind != "assertion" or last is None:
+            continue
+        before, pbi = last
+        if not (before.cited and before.kind == "assertion") or pbi > bi:
+            continue
+        if any(blocks[k].kind == "heading" and blocks[k].level < 7 for k in range(pbi + 1, bi + 1)):
+            continue
+        idx = claim.sentence_index
+        first = idx == 0 or units[idx - 1].block != units[idx].block
+        if not (first or before.sentence_index == idx - 1):
+            continue
+        if blocks[bi].kind == "item" and pbi != bi:
+            continue  # "1. ... 2. ...": each item of a findings list stands on its own
+        r = rules.for_lang(claim.lang)
+        if not (r.follow_on and r.follow_on.search(_unemph(claim.text))):
+            continue
+        claim.evidence, claim.quotes = list(before.evidence), before.quotes
+        claim.cited = True
+        claim.reason += "; draws on the cited claim before it"
+        prev = (claim, bi)
 
 
 def _scope(bi, blocks, rules):

@@ -43,7 +43,7 @@ PATTERN_LISTS = {
         "why_heading", "why_question",
     ),
     "labels": ("evidence",),
-    "citation": ("evidence_id", "generic_quote", "back_reference"),
+    "citation": ("evidence_id", "generic_quote", "back_reference", "follow_on"),
 }
 # Grammar lists whose entries, from any pack, apply to sentences of every language.
 BOTH_WAYS = ("list_head", "any_negation", "names_cause", "hedge_stop", "not_a", "what_happened",
