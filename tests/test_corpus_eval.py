@@ -103,8 +103,8 @@ FLOORS = {
     ("ja", "blind37"): (0.97, 0.0),
     ("en", "blind38"): (0.94, 0.0),
     ("ja", "blind38"): (0.97, 0.0),
-    ("en", "blind39"): (0.86, 0.03),
-    ("ja", "blind39"): (0.89, 0.05),
+    ("en", "blind39"): (0.94, 0.0),
+    ("ja", "blind39"): (1.0, 0.0),
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
     ("en", "blind40"): (0.94, 0.12),
     ("ja", "blind40"): (0.92, 0.12),
@@ -162,11 +162,10 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            # a paragraph of its own, has no quote of its own, and its cause
                            # does not point back at the cited finding (citation.follow_on)
                            ("ja", "blind28"): 1,
-                           ("ja", "blind39"): 1,
                            # held out, not read: its first-run blocked citation
                            ("ja", "blind40"): 1}
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
-NEGATED_BLOCKED_CEILING = {("en", "blind39"): 0.125, ("ja", "blind39"): 0.25, ("ja", "blind40"): 0.125}
+NEGATED_BLOCKED_CEILING = {("ja", "blind40"): 0.125}
 
 
 def test_every_blind_split_cites_and_traps_hold(results):

@@ -1418,3 +1418,37 @@ def test_a_sentence_whose_cause_is_the_cited_finding_draws_on_its_evidence(messa
 ])
 def test_a_new_cause_after_a_cited_one_still_needs_its_own(message):
     assert decision(analyze(message, evidence=_DROP)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "Tokenizer throughput is limited by the regex pre-tokenizer running in one process.",
+    "Eval loss jumps to `inf` on the last batch and that's from the padding mask being all zeros.",
+    "Turns out the launcher was passing --fp16 instead of --bf16, so the loss scale keeps collapsing.",
+    "学習スクリプトの起動がこけるのは transformers と accelerate のバージョン違い。",
+    "推論時に train 用の augmentation がかかっていて、精度が実行のたびに揺れています。",
+    "ベースラインより 3 ポイント低い件：評価時にも dropout を有効にしたままなのが響いています。",
+    "遅さの正体 ― 毎ステップ tokenizer を作り直していました。",
+])
+def test_round39_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "What this flag does: `--offload` moves optimizer states to host memory. The cost is PCIe traffic, so each step takes a little longer in exchange for fitting the larger model.",
+    "「なぜ Hydra をやめたのか」については、設定の上書きが複雑になりすぎて、素の argparse のほうが読みやすかったためです。",
+    "学習は step 1,200 で止まりました。ディスクの書き込みも止まったままです。",
+    "Turns out the cache was already warm, so there is nothing to change.",
+    "ご質問の「バッチサイズが原因では」という点ですが、今回は当てはまりません。",
+])
+def test_round39_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+@pytest.mark.parametrize("text", [
+    "All three versions give the same curve, so the upgrade isn't what makes it diverge.",
+    "Looked at the kernel angle for the hang and it's not that: both hosts run the same one.",
+    "エラーは `device-side assert triggered` なので、メモリ不足とは別物です。",
+    "「学習率が原因では」というご指摘ですが、今回は当てはまりません。",
+])
+def test_round39_ruled_out_causes_are_negated(text):
+    assert "negated" in kinds(text) and "assertion" not in kinds(text)

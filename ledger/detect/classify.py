@@ -267,6 +267,7 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
             break
     if best is None and not cues and mode is None and not observed and prev_plain and r.defect \
             and not (own_failure and r.any_negation.search(text)) \
+            and not (r.additive and r.additive.search(text)) \
             and r.defect.search(text) and _symptom(r, lang, prev_plain):
         # "The second node hangs at init. NCCL_SOCKET_IFNAME points to docker0 on that host."
         # A failure stated, then a sentence that names something set up wrong: the second
@@ -292,6 +293,14 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
             d, negation_ok = r.subject_verb.search(head), not r.any_negation.search(head)
         if d is not None and (negation_ok or not r.any_negation.search(text)):
             best = Verdict(ASSERTION, "names a defect (%r) beside a failure (%r)" % (d.group(0).strip()[-40:], own_failure))
+    if best is None and mode is None and not observed and r.found_opener and r.defect \
+            and r.found_opener.search(text) and r.defect.search(text) \
+            and not r.any_negation.search(text) and not r.rationale.search(text):
+        # "Turns out the eval script was reading checkpoint-500 instead of checkpoint-5000, so the
+        # BLEU is from a barely trained model.": a finding announced, and what it found is a
+        # part set up wrong
+        best = Verdict(ASSERTION, "announces a finding (%r) that names a defect (%r)" % (
+            r.found_opener.search(text).group(0).strip(), r.defect.search(text).group(0).strip()[-40:]))
     if best is None and not cues and mode == ASSERTION and bare_ok:
         # "Root cause: the LR is too high. I lowered it to 1e-4." The fix that follows a
         # diagnosis is the agent's own action, not a second claim. The sentence that holds the
