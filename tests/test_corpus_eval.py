@@ -108,6 +108,8 @@ FLOORS = {
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
     ("en", "blind40"): (0.94, 0.12),
     ("ja", "blind40"): (0.92, 0.12),
+    ("en", "blind41"): (0.89, 0.12),
+    ("ja", "blind41"): (0.97, 0.08),
 }
 
 
@@ -165,7 +167,7 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            # held out, not read: its first-run blocked citation
                            ("ja", "blind40"): 1}
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
-NEGATED_BLOCKED_CEILING = {("ja", "blind40"): 0.125}
+NEGATED_BLOCKED_CEILING = {("ja", "blind40"): 0.125, ("ja", "blind41"): 0.125}
 
 
 def test_every_blind_split_cites_and_traps_hold(results):
