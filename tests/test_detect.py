@@ -1452,3 +1452,38 @@ def test_round39_non_claims_pass(message):
 ])
 def test_round39_ruled_out_causes_are_negated(text):
     assert "negated" in kinds(text) and "assertion" not in kinds(text)
+
+
+@pytest.mark.parametrize("message", [
+    "Heads-up for the team: the nightly OOMs were the new eval hook keeping every batch on the GPU.",
+    'lol the "slowdown" was the profiler being left on in the config',
+    "Turns out the tokenizer was built with a different vocab than the checkpoint, so the outputs are garbage.",
+    "transformers と tokenizers のバージョンが噛み合っておらず、それで import の段階で undefined symbol が出ています。",
+    "結論から言うと、語彙ファイルが学習時と推論時で違っていました。",
+    "ロック解放が呼ばれないまま残り、そのせいで保存処理が永久に終わりません。",
+])
+def test_round40_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "The user asked for a root-cause analysis, so I will first reproduce the hang on one node.",
+    "How does FSDP shard the optimizer state? Each rank keeps only its slice. The reason for this is that a full copy per rank is memory-bound, so sharding lets larger models fit.",
+    "What does `torch.compile(mode='max-autotune')` do? It benchmarks kernels at start-up. That's why the first step takes minutes.",
+    "You asked why we didn't just lower the batch size. Because that only hides the OOM; it doesn't tell us which tensor grows.",
+    "保存間隔を 500 ステップにしたのは、1 回の保存に数分かかるので学習を止めすぎないためです。",
+    "activation を再計算してメモリを減らす仕組みで、そのぶん学習速度は 2 割ほど落ちます。",
+    "セットアップ手順です。\n\nflash-attn はビルドに時間がかかるので、最後に別途インストールしています。",
+    "学習が遅い原因がデータ側かモデル側かはまだ切り分けられていないので、次はプロファイルを取ります。",
+    "推論結果がおかしいとの報告を受けたので、まず手元で再現します。",
+])
+def test_round40_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+def test_round40_an_unfinished_question_quoted_back_is_not_a_cause():
+    assert "assertion" not in kinds("以前「キャッシュが古いせいでは」と書きましたが、それは違いました。")
+
+
+def test_round40_ruled_out_after_an_aside():
+    assert kinds("fwiw it isn't the driver version, both clusters run 550 and only one of them hangs") == ["negated"]
