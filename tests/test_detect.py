@@ -1487,3 +1487,33 @@ def test_round40_an_unfinished_question_quoted_back_is_not_a_cause():
 
 def test_round40_ruled_out_after_an_aside():
     assert kinds("fwiw it isn't the driver version, both clusters run 550 and only one of them hangs") == ["negated"]
+
+
+@pytest.mark.parametrize("message", [
+    "The classifier predicts the same class for every input — the labels were cast to strings before the loss.",
+    "Eval loss stayed lower than training loss the whole run, since the eval shard is a copy of shard 0.",
+    "Same issue here.\n\nIt's the tokenizer warm-up — it rebuilds the vocab trie on every call.",
+    "Attention falls back to the math kernel because the mask is passed as float64.",
+    "精度が 0.98 になっていたのは評価データに学習データが混ざっていたからで、重複分がスコアを押し上げていました。",
+])
+def test_round41_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "`pad_to_multiple_of=8` pads every sequence so each batch has the same shape.",
+    "This version drops CUDA 11.8 support because the new kernels need 12.1.",
+    "The wrapper applies torch.compile before DDP, because compiling afterwards changes which graph breaks the hooks see.",
+    "How the scheduler picks nodes, since you asked: it sorts by free memory and fills the emptiest first, so small jobs land together.",
+    "Ideas that fit the symptoms (fine on 1 node, hangs on 2):\n\n- The second node resolves the master address to a docker bridge, so rendezvous never completes.",
+    "木曜はメンテのせいで使えないので、長いジョブは水曜までに終わるようにしてください。",
+    "先週の障害対応のため、今日の定例は 15 時からです。",
+    "seed を固定しているので、同じ設定なら毎回同じ順番でサンプルが出てきます。",
+])
+def test_round41_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+def test_round41_a_control_after_a_ruled_out_cause_is_its_evidence():
+    text = "メモリ不足の件、gradient checkpointing の有無は関係ありません。on/off どちらにしても、同じ step で 78GB に達して落ちることを確認しました。"
+    assert kinds(text) == ["negated"]
