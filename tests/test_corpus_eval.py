@@ -109,9 +109,9 @@ FLOORS = {
     ("ja", "blind40"): (1.0, 0.0),
     ("en", "blind41"): (1.0, 0.0),
     ("ja", "blind41"): (1.0, 0.0),
+    ("en", "blind42"): (0.97, 0.0),
+    ("ja", "blind42"): (0.97, 0.0),
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
-    ("en", "blind42"): (0.84, 0.03),
-    ("ja", "blind42"): (0.89, 0.05),
     ("en", "blind43"): (0.86, 0.05),
     ("ja", "blind43"): (0.92, 0.10),
 }
@@ -169,7 +169,7 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            # does not point back at the cited finding (citation.follow_on)
                            ("ja", "blind28"): 1}
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
-NEGATED_BLOCKED_CEILING = {("ja", "blind42"): 0.25}
+NEGATED_BLOCKED_CEILING = {}
 
 
 def test_every_blind_split_cites_and_traps_hold(results):

@@ -1517,3 +1517,35 @@ def test_round41_non_claims_pass(message):
 def test_round41_a_control_after_a_ruled_out_cause_is_its_evidence():
     text = "メモリ不足の件、gradient checkpointing の有無は関係ありません。on/off どちらにしても、同じ step で 78GB に達して落ちることを確認しました。"
     assert kinds(text) == ["negated"]
+
+
+@pytest.mark.parametrize("message", [
+    "The validation F1 is inflated — the eval split overlaps with train since the dedup pass was dropped.",
+    "Hung first step = the compile cache being rebuilt on every rank.",
+    "So the reason the tokenizer won't load is that it was saved with a newer `tokenizers` release.",
+    "Hit the same thing on 2.3.1. It's the new default for `weights_only` — it refuses the pickled optimizer state.",
+    "### Why step time went from 0.4 s to 2 s\n\nThe collate function now pads every batch to 4096 tokens.",
+    "ドライバが古いままなので CUDA ランタイムが初期化できず、GPU が見えていません。",
+    "勾配クリップの閾値が 0 のままになっていることが、今回の発散の引き金になっています。",
+    "loss が `nan` になっているのは、ラベルに欠損値が含まれているからです。",
+])
+def test_round42_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "The reason this flag exists is that people kept asking how to pin NCCL to one interface.",
+    "ユーザーからは「原因を特定して、できれば修正まで」と頼まれています。",
+    "今日の 18 時からメンテで学習ノードが止まるので、長いジョブは投げないでください。",
+])
+def test_round42_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+@pytest.mark.parametrize("text", [
+    "ハングの原因が通信側にあるかを確認しましたが、違いました。",
+    "tokenizer の差が犯人説、違ってました。",
+    "データローダは原因ではありません。GPU 利用率が 99% に張り付いていて、I/O 待ちは発生していませんでした。",
+])
+def test_round42_ruled_out_is_not_asserted(text):
+    assert "assertion" not in kinds(text)

@@ -211,7 +211,7 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
             # "..., which is the reason the docs recommend leaving it off": "the reason" followed
             # by a clause names the effect right there, and that effect must be the failure
             if r.reason_effect and _starts(r.reason_effect, text[m.start():]) \
-                    and not failure_term(r, plain[m.end():]):
+                    and not failure_term(r, _effect_clause(plain[m.end():])):
                 continue
             cues.append(("connective", m))
     # "X, so Y" / "therefore Y": Y must be the failure ("The run crashed, so the checkpoint at
@@ -315,6 +315,15 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
     if ruled_out and best is not None and best.kind == ASSERTION:
         best = Verdict(NEGATED, "under a ruled-out heading: %s" % best.reason)
     return best
+
+
+def _effect_clause(text):
+    """The effect named after "the reason": up to its verb ("the reason this section exists in
+    the README is that ... NCCL ...": the effect is "this section exists in the README")."""
+    import re
+
+    m = re.search(r"\s(?:is|was|'s)\s+(?:that|because|simply|just|the|a|an|its|our)\b|,", text)
+    return text[: m.start()] if m else text
 
 
 def _effect_fails(r, plain, m):
@@ -481,7 +490,10 @@ def _judge(r, lang, text, clauses, pseudo, tier, m, failure, mode, mode_label):
         return None  # 「ログが多すぎて読みにくいため、レベルを上げました」: the reason for the agent's own act
     if tier == "explanation" and (r.evidence.search(body) or (
             # 「IFNAME が docker0 を指していました」: a part of the system with が did it, not the agent
-            r.rationale.search(body) and not (lang == "ja" and "が" in body))):
+            r.rationale.search(body) and not (lang == "ja" and "が" in body)
+            # "— the test split overlaps with train now that the dedup step was removed": a
+            # defect named first, the change behind it after
+            and not (r.defect and r.defect.search(body)))):
         return None
     # searched in the whole text so that a hedge's lookahead sees past the clause ("lowercasing
     # hypotheses but not references" is the MT sense), but only a hedge inside the clause counts
