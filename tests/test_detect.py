@@ -1549,3 +1549,36 @@ def test_round42_non_claims_pass(message):
 ])
 def test_round42_ruled_out_is_not_asserted(text):
     assert "assertion" not in kinds(text)
+
+
+@pytest.mark.parametrize("message", [
+    "Step time doubled after the upgrade; TF32 matmuls got switched off by the new default.",
+    "yeah that's the fp16 cast in the attention softmax, long prompts overflow and the eval tanks",
+    "Workers are not seeded, so the same config gives different numbers each time.",
+    "The tokenizer pads on the left, and that's why our scores never matched the paper.",
+    "評価値がおかしかったのは `model.eval()` の呼び忘れです。",
+    "学習が遅くなった理由: 毎ステップ tokenizer を作り直している。",
+    "loss が下がらない件について。\n\nスケジューラを epoch ごとに呼んでいるので、学習率がほぼ 0 のままでした。",
+])
+def test_round43_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "Progress: 10 of 16 runs done. No crashes so far; best val loss is 1.91.",
+    "### Motivation\nLong jobs that crash lose hours because the last checkpoint is far behind.",
+    "原因調査の進捗: ログの収集までは完了、まだ解析には着手していません。",
+    "これはバグではなく仕様で、全 rank が同じ順序を共有するための設計です。",
+    "今回 `torch.compile` を外したのは、コンパイルに 6 分かかって CI のタイムアウトを圧迫するためです。",
+])
+def test_round43_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+@pytest.mark.parametrize("text", [
+    "I checked the loader first since it was the obvious suspect, and it is not the cause of the hang.",
+    "「fp16 にしたから遅くなった」という仮説は外れでした。",
+    "「拡張が強すぎるせいで val が伸びない」という説は、拡張を外しても同じなので否定できます。",
+])
+def test_round43_a_named_hypothesis_ruled_out_is_negated(text):
+    assert kinds(text) == ["negated"]

@@ -192,7 +192,8 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
         cues.append(("frame", m))
     if failure and not observed:
         for m in r.cause_verb.finditer(text):
-            cues.append(("verb", m))
+            if not _after_our_change(r, text, plain, m):
+                cues.append(("verb", m))
         for m in r.connective.finditer(text):
             # 「この設定を有効にすると、…再計算します。そのため学習は遅くなります」: a connective
             # that opens the sentence looks back; after a conditional it gives the consequence
@@ -204,7 +205,7 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
             # break, is not what it explains.
             if lang == "ja" and own_failure and not failure_term(r, plain[_clause_at(clauses, m.start())[0]:]):
                 continue
-            if reason_for_prev:
+            if reason_for_prev or _after_our_change(r, text, plain, m):
                 continue
             if lang == "en" and own_failure and not _effect_fails(r, plain, m):
                 continue
@@ -217,7 +218,7 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
     # "X, so Y" / "therefore Y": Y must be the failure ("The run crashed, so the checkpoint at
     # step 400 is the latest" states a consequence, not a diagnosis).
     for m in r.result.finditer(text) if (r.result and failure and not observed) else ():
-        if reason_for_prev:
+        if reason_for_prev or _after_our_change(r, text, plain, m):
             continue  # a reason for the sentence before, like the connectives above
         if r.purpose and r.purpose.search(text[:m.end()]):
             continue  # "Added CUDA_LAUNCH_BLOCKING=1 so the traceback points at the kernel": a purpose
@@ -315,6 +316,15 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
     if ruled_out and best is not None and best.kind == ASSERTION:
         best = Verdict(NEGATED, "under a ruled-out heading: %s" % best.reason)
     return best
+
+
+def _after_our_change(r, text, plain, m):
+    """「torch.compile を外したのは、コンパイルに 6 分かかって CI のタイムアウトを圧迫するためです」:
+    a cue after a change of our own as the topic (`change_topic`) gives the change's motive."""
+    if not r.change_topic:
+        return False
+    ct = r.change_topic.search(text[:m.start()])
+    return ct is not None and not failure_term(r, plain[:ct.end()])
 
 
 def _effect_clause(text):
@@ -512,6 +522,12 @@ def _judge(r, lang, text, clauses, pseudo, tier, m, failure, mode, mode_label):
             h = h0
     if h is not None and r.certain and r.certain.search(text, h.end()) is not None:
         h = None  # 「〜だと思いますよ、じゃなくて確実にそれです」: the hedge is taken back
+    if h is not None and r.named_hypothesis and r.named_hypothesis.search(h.group(0)):
+        # 「「bf16 にしたから遅くなった」という仮説は外れでした」, "it was the obvious suspect, and
+        # it is not the source": the hedge names the hypothesis that the sentence then rules out
+        n = r.negated.search(text, h.start())
+        if n is not None:
+            return Verdict(NEGATED, "rules out the %r (%r)" % (h.group(0).strip(), n.group(0).strip()))
     if h is not None:
         return Verdict(HYPOTHESIS, "hedged (%r) cause (%r)" % (h.group(0).strip(), cue))
 
