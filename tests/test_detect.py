@@ -1582,3 +1582,27 @@ def test_round43_non_claims_pass(message):
 ])
 def test_round43_a_named_hypothesis_ruled_out_is_negated(text):
     assert kinds(text) == ["negated"]
+
+
+@pytest.mark.parametrize("message", [
+    "Train and val metrics disagree because the eval loop never calls model.eval().",
+    "The learning rate is far too high for batch 16 — the loss goes `nan` two steps after warmup.",
+    "要するに、unscale_ の前に clip_grad_norm_ を掛けているので、クリッピングが実質無効になっています。",
+    "直りました。pad を -100 にしていなかったせいで、パディング位置まで loss に入っていました。",
+    "1 step に 2.4 秒かかっていたのは毎 step でチェックポイントを保存していたためです。",
+    "精度が論文より 5 ポイント低い件です。\n\n評価時の前処理が学習時と揃っておらず、画像が引き伸ばされています。",
+])
+def test_round44_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "The eval now writes per-example predictions, which makes it easier to find the cause of regressions later.",
+    "Training diverged again on the 7B config; this is the second time today.",
+    "my gut says the stall is the shared filesystem again, but I haven't checked iostat so don't quote me",
+    "ユーザーからは「原因はともかく、まず今夜中に学習を回し切りたい」と言われています。",
+    "ねえ、昨日から ddp のジョブが 2 時間くらいで固まるんだけど、誰か心当たりある？",
+    "学習ジョブは sbatch 経由で投げるようにお願いします。直接 GPU を使われるとスケジューラが空きを把握できず、他のジョブとぶつかってしまうためです。",
+])
+def test_round44_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"

@@ -279,7 +279,7 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
                 best = Verdict(ASSERTION, "names a defect (%r) right after a failure (%r)" % (
                     r.defect.search(text).group(0).strip()[-40:], failure_term(r, prev_plain)))
     if best is None and not cues and mode is None and not observed and own_failure and r.defect \
-            and (", and " in text or "; " in text) and _symptom(r, lang, plain) and not r.rationale.search(text) \
+            and (", and " in text or "; " in text or " — " in text or " – " in text) and _symptom(r, lang, plain) and not r.rationale.search(text) \
             and not (r.generic_when and r.generic_when.search(text)):
         # "The collate fn drops the last sample of each batch, and accuracy is computed over 31
         # items instead of 32": a failure and a defect side by side, each stated as fact
