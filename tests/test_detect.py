@@ -1606,3 +1606,41 @@ def test_round44_causes_are_claims(message):
 ])
 def test_round44_non_claims_pass(message):
     assert decision(analyze(message)) == "allow"
+
+
+@pytest.mark.parametrize("message", [
+    "## Investigation\n\nI looked at two candidates for the slow steps.\n\n## Conclusion\n\nIt's the profiler hook. It syncs the GPU on every step.",
+    "The new build enabled request tracing, and the tracer takes a global lock, so concurrent requests serialize behind it.",
+    "The scores were wrong. Our scorer normalizes the prediction but not the reference, so any answer with an accent counts as a miss.",
+    "Each worker opens its own connection and the bucket tops out at 1 GB/s. That's the ceiling you were hitting.",
+    "学習 loss が下がらない理由 — optimizer.zero_grad() の呼び忘れで勾配が溜まり続けていること。",
+])
+def test_round45_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    'Updated the incident template so the "root cause" field is only filled once a cause is confirmed.',
+    "**What happened:** training crashes at step 1 with an illegal memory access.\n**Expected:** training runs as it does without `--compile`.\n**Environment:** torch 2.3.0",
+    "ご依頼の内容を整理します。\n\n- 推論のレイテンシが夜に悪化するので、その監視を追加したい\n- 原因の特定は今回のスコープ外",
+    "`configs/base.yaml` の主な項目の説明です。\n\n- `gradient_checkpointing: true` … メモリを減らすために有効化しています。その分 forward が 1 回多く走るので、1 ステップあたり 2 割ほど遅くなります。",
+])
+def test_round45_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+def test_round45_a_colon_line_is_no_new_section():
+    # the paragraph after "... says:" and its quote is not the first under "## Root cause"
+    ev = [Evidence("E1", "CUDA Version: 11.4\n2.2.1+cu121 False\n", "nvidia-smi")]
+    msg = ("## Root cause\n\nThe GPU is not visible because the wheel targets a newer CUDA than the driver supports. "
+           "The driver reports:\n\n> CUDA Version: 11.4\n\nwhile the installed build says:\n\n> 2.2.1+cu121 False\n\n"
+           "Installing the cu118 wheel is not enough either, so the driver needs upgrading; I have left a note for the admins.")
+    assert decision(analyze(msg, evidence=ev)) == "allow"
+
+
+def test_round45_an_error_class_name_alone_is_no_evidence_for_a_cause():
+    ev = [Evidence("E1", "ImportError: undefined symbol: _ZN3c10\n", "python -c 'import apex'")]
+    msg = "`undefined symbol` エラーの原因は、システムの CUDA 11.8 と PyTorch の CUDA 12.1 の不一致です。"
+    assert decision(analyze(msg, evidence=ev)) == "block"
+    cited = "エラーの原因は CUDA の不一致です:`ImportError: undefined symbol: _ZN3c10`"
+    assert decision(analyze(cited, evidence=ev)) == "allow"

@@ -267,7 +267,10 @@ def analyze(message, evidence=None, rules=None):
             if grammar.what_happened.search(_unemph(b.text)):
                 after_what_happened = True
             stack.append((b.level, mode, b.text.strip(" *_:")))
-            first_group = True
+            if b.level < 7 or mode:
+                # (a line that only ends in a colon, "while the installed build says:", is no new
+                # section: the paragraph after it is not the first under the heading)
+                first_group = True
             # A heading can itself state the claim: "## Root cause: the loader leaks".
             if b.level < 7:
                 lab = _LABEL.match(b.text)
@@ -322,9 +325,22 @@ def analyze(message, evidence=None, rules=None):
         # scheduler stepped per epoch instead of per step." explains the item before it.
         prev = units[-1].text if (b.kind == "item" and units and units[-1].block == bi - 1
                                   and blocks[bi - 1].kind == "item") else None
+        line = None  # (mode, label) of a "**Expected:** ..." line inside the block
         for a, e in sentences.split(text):
             s = text[a:e]
-            units.append(_Unit(s, bi, mode, label, prev, bare_ok))
+            if a and "\n" in text[max(0, a - 3):a]:
+                # A bug report's "**What happened:** ... / **Expected:** ..." lines, one paragraph:
+                # each line's label sets the mode of that line, as a block's first label does
+                line = None
+                lab = _LABEL.match(s)
+                if lab:
+                    lm = _heading_mode(rules.for_lang, lab.group(1) + " " + (lab.group(2) or ""))
+                    if lm:
+                        line = (lm, lab.group(1).strip())
+            if line:
+                units.append(_Unit(s, bi, line[0], line[1], prev, "label"))
+            else:
+                units.append(_Unit(s, bi, mode, label, prev, bare_ok))
             prev = s
 
     claims = []
