@@ -1644,3 +1644,30 @@ def test_round45_an_error_class_name_alone_is_no_evidence_for_a_cause():
     assert decision(analyze(msg, evidence=ev)) == "block"
     cited = "エラーの原因は CUDA の不一致です:`ImportError: undefined symbol: _ZN3c10`"
     assert decision(analyze(cited, evidence=ev)) == "allow"
+
+
+@pytest.mark.parametrize("message", [
+    "The eval set is being loaded from the train split, which is why validation accuracy tracks training accuracy exactly.",
+    "Hi, I hit the same thing on 2.3. It's the new default of `weights_only=True` in torch.load: the optimizer state is refused.",
+    "The accuracy of 12% is what you get when the labels are shuffled, and that's exactly what the loader does.",
+    "Activation checkpointing is off in the config, hence the 2x memory use compared with the reference run.",
+    "Yesterday's hang was the NFS mount going read-only during the save.",
+    "やはり collator でした。学習時と推論時で pad の向きが逆になっていて、生成が pad の位置から始まっています。",
+])
+def test_round46_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+def test_round46_a_separate_finding_does_not_borrow_the_first_ones_quote():
+    ev = [Evidence("E1", 'Missing key(s) in state_dict: "head.weight"\n', "python eval.py")]
+    msg = ('Two problems here. First, the checkpoint does not match the model: `Missing key(s) in state_dict: "head.weight"`. '
+           "Second, the accuracy drop comes from the resize using bilinear instead of bicubic interpolation.")
+    assert decision(analyze(msg, evidence=ev)) == "block"
+    # the same two sentences about one finding still share the quote
+    one = ('The checkpoint does not match the model: `Missing key(s) in state_dict: "head.weight"`. '
+           "The accuracy drop comes from that missing head.")
+    assert decision(analyze(one, evidence=ev)) == "allow"
+
+
+def test_round46_unclear_is_not_known_yet():
+    assert "assertion" not in kinds("Windows だけで DataLoader が極端に遅い理由は、はっきりしていません。")

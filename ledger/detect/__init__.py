@@ -383,17 +383,28 @@ def analyze(message, evidence=None, rules=None):
         # Claims of one block share its scope: find its ids and quotes once, not once per
         # claim (a long paragraph of claims was quadratic).
         scopes = {}
+        keys = []
         for claim, bi in claims:
             key = (bi, claim.lang)
-            if key not in scopes:
+            sep = rules.for_lang(claim.lang).separate_issue
+            if sep and sep.search(_unemph(claim.text)):
+                # "Two problems here. First, ... `Missing key(s)`. Second, the accuracy drop comes
+                # from the resize": a second, separate finding does not share the first one's
+                # quote because they sit in one paragraph; it cites within its own sentence
+                # (or in what is attached after it, when it ends the block)
+                key = (bi, claim.lang, claim.sentence_index)
+                if key not in scopes:
+                    last = claim.sentence_index + 1 >= len(units) or units[claim.sentence_index + 1].block != bi
+                    scopes[key] = _sentence_citations(claim.text, bi, blocks, rules, claim.lang, last)
+            elif key not in scopes:
                 scopes[key] = _scope_citations(bi, blocks, rules, claim.lang)
+            keys.append(key)
         # Every quote of the message in one pass over the outputs (see cite.py).
         checker.check_all([q for _, quotes in scopes.values() for q in quotes])
         # Every claim of one scope gets the same answer: work it out once per scope. The lists
         # are shared between those claims (a report is read, never edited).
         cited = {}
-        for claim, bi in claims:
-            key = (bi, claim.lang)
+        for (claim, bi), key in zip(claims, keys):
             if key not in cited:
                 cited[key] = _cite(scopes[key], checker)
             claim.quotes, claim.evidence, claim.near_misses = cited[key]
@@ -541,6 +552,35 @@ def _scope_citations(bi, blocks, rules, lang):
         lines = [ln for ln in block.split("\n") if ln.strip()]
         if len(lines) > 1:
             quotes.extend(lines)
+    return ids, quotes
+
+
+def _sentence_citations(text, bi, blocks, rules, lang, last):
+    """(evidence ids, quotes) of one sentence, and of the blocks attached after its block when
+    it is the block's last sentence."""
+    r = rules.for_lang(lang)
+    ids = []
+    for m in r.evidence_id.finditer(text):
+        eid = (m.group(1) if m.lastindex else m.group(0)).upper()
+        if eid not in ids:
+            ids.append(eid)
+    quotes = list(quotes_in(text))
+    if last:
+        prose, material = _scope(bi, blocks, rules)
+        own = set(blocks[bi].codes)
+        for block in prose[1:]:
+            quotes.extend(quotes_in(block))
+            for m in r.evidence_id.finditer(block):
+                eid = (m.group(1) if m.lastindex else m.group(0)).upper()
+                if eid not in ids:
+                    ids.append(eid)
+        for block in material:
+            if block in own:
+                continue
+            quotes.append(block)
+            lines = [ln for ln in block.split("\n") if ln.strip()]
+            if len(lines) > 1:
+                quotes.extend(lines)
     return ids, quotes
 
 
