@@ -1671,3 +1671,17 @@ def test_round46_a_separate_finding_does_not_borrow_the_first_ones_quote():
 
 def test_round46_unclear_is_not_known_yet():
     assert "assertion" not in kinds("Windows だけで DataLoader が極端に遅い理由は、はっきりしていません。")
+
+
+@pytest.mark.parametrize("message", [
+    "The sampler pads to the longest sequence in the whole corpus, and each step moves roughly 6x more tokens than it needs to.",
+    "tbh the flat train loss is just the frozen encoder — requires_grad was set on the wrong module.",
+    "これは v2.1 で入った回帰です。保存時に tied weights を落としてしまうため、ロード後の生成が意味不明な文字列になります。",
+    "評価スクリプトが大文字小文字を無視して採点しています。つまり前回と条件が揃っておらず、この 5 ポイントは実力ではありません。",
+])
+def test_round47_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+def test_round47_a_latency_requirement_is_no_slowdown():
+    assert decision(analyze("Since the endpoint is latency-sensitive, I kept the batch size at 1 for the benchmark.")) == "allow"
