@@ -1685,3 +1685,30 @@ def test_round47_causes_are_claims(message):
 
 def test_round47_a_latency_requirement_is_no_slowdown():
     assert decision(analyze("Since the endpoint is latency-sensitive, I kept the batch size at 1 for the benchmark.")) == "allow"
+
+
+@pytest.mark.parametrize("message", [
+    "The sampler truncates every batch to its shortest sequence, and ROUGE on long documents collapses accordingly.",
+    "Request latency is dominated by the model being reloaded on every call.",
+    "Compilation is off in the run you compared against, which is the entire 2x speed difference.",
+    "fp16 matmuls on this card are emulated, hence the step time tripling after the switch.",
+    "`save_strategy` is still \"no\", so saving never runs and the resume starts from scratch.",
+    "LayerNorm の統計が rank ごとにバラバラになっている、それが loss のガタつきの元です。",
+    "1 step の時間が 2 倍になっていた件です。\n\n前処理に重い augmentation が追加されており、GPU が半分以上アイドルになっています。",
+    "根本的には collator が常に最大長までパディングしているのが原因なので、動的パディングに切り替えれば解消するはずです。",
+])
+def test_round48_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "You asked why the sampler needs `set_epoch()`. It seeds its shuffle with the epoch, so without the call every epoch uses the same order.",
+    'I stopped the sweep at the budget. The reason the remaining configs show as "pending" rather than "failed" is that they never launched.',
+    "評価に 2 時間以上かかるため、今回は 500 件のサブセットで回しています。",
+    "gradient accumulation を使うのは、1 GPU に乗らない実効バッチサイズを作るためです。",
+    "テストの数値が環境によって微妙に揺れるので、CI では許容誤差を 1e-4 にしています。",
+    "進捗です。\n\n- 昨夜のジョブは step 1200 でハングし、タイムアウトで kill されていました\n\n原因はまだ調査中です。",
+    "## なぜ gradient checkpointing でメモリが減るのか\n\n途中の出力を捨てて backward で計算し直すので、計算量が増える代わりにメモリを節約できます。",
+])
+def test_round48_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"

@@ -510,9 +510,14 @@ def _judge(r, lang, text, clauses, pseudo, tier, m, failure, mode, mode_label):
     h = r.hedge.search(text[a:])
     if h is not None and h.start() >= b - a and not (
             # Japanese ends a sentence with its main predicate: 「〜非決定的なので、同じ結果になる
-            # とは限りません」 hedges the reason before it too (not across 「が、」「けど」)
-            lang == "ja" and not _within(r.hedge_stop, text, m.end(), a + h.start())):
+            # とは限りません」 hedges the reason before it too (not across 「が、」「けど」, nor
+            # past a condition: 「〜が原因なので、切り替えれば解消するはずです」 hedges the fix)
+            lang == "ja" and not _within(r.hedge_stop, text, m.end(), a + h.start())
+            and not (r.generic_when and _within(r.generic_when, text, m.end(), a + h.start()))):
         h = None
+    if h is not None and lang == "ja" and a + h.start() > m.end() and r.generic_when \
+            and _within(r.generic_when, text, m.end(), a + h.start()):
+        h = None  # (the same within one clause: the hedge is the condition's prediction)
     if h is None:
         # A hedge that opens the sentence ("I think", "Probably,") covers all of it.
         h0 = r.hedge.search(text[: clauses[0][1]])
