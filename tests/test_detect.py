@@ -1712,3 +1712,38 @@ def test_round48_causes_are_claims(message):
 ])
 def test_round48_non_claims_pass(message):
     assert decision(analyze(message)) == "allow"
+
+
+@pytest.mark.parametrize("message", [
+    "Gradient accumulation is double-scaling the loss, so the effective LR is 1/8 of what you configured.",
+    "ok figured out why the nightly run died. /data filled up with checkpoints and torch.save threw.",
+    "p95 went from 80 ms to 400 ms after the deploy. The new image was built without sm_90 in the arch list.",
+    "The recall you're seeing is low because the threshold is applied to logits, not probabilities.",
+    "collator が長さを先頭サンプルに合わせていて、それより長い系列は黙って切り詰められています。",
+    "原因特定した。入力解像度が毎バッチ変わるので、そのたびにアルゴリズム探索が走って 1 step に 2 秒かかってる。",
+])
+def test_round49_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "評価は時間がかかるので、500 ステップごとにしか走らせていません。",
+    "データローダがボトルネックになっている可能性が高いと見ています。GPU 使用率が波打っているためです。",
+    "### メモ: マルチノードで遅い件\n1 ノードだと 2.1 it/s 出るのに、2 ノードにすると 0.6 it/s まで落ちる。\nTCP にフォールバックしているのでは？",
+    "主な設定の意図です。\n\n| 項目 | 値 | 理由 |\n|---|---|---|\n| `save_every` | 1000 | ジョブが中断しても失う計算を 1 時間以内に抑えるため |",
+    "今日は障害対応で午前中まるっと潰れたので、例の学習ジョブはまだ投げられてません。夕方には流します。",
+])
+def test_round49_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+def test_round49_a_paragraph_that_is_only_a_quote_is_attached_evidence():
+    ev = [Evidence("E1", "rank=0 batches=1250\nrank=3 batches=1247\n", "python count.py")]
+    msg = ("## 根本原因\nエポック末にハングするのは、rank ごとのバッチ数がそろっていないためです。\n\n"
+           "「rank=3 batches=1247」\n\nDistributedSampler に drop_last=True を設定しました。")
+    assert decision(analyze(msg, evidence=ev)) == "allow"
+
+
+def test_round49_a_slowness_table_still_claims_beside_a_settings_column():
+    msg = "| 設定 | tokens/s | 遅い理由 |\n|---|---|---|\n| + FSDP | 1,410 | all-gather が backward と重なっていない |"
+    assert decision(analyze(msg)) == "block"

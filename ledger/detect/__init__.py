@@ -275,7 +275,10 @@ def analyze(message, evidence=None, rules=None):
             if b.level < 7:
                 lab = _LABEL.match(b.text)
                 if lab and b.text[lab.end():].strip():
-                    units.append(_Unit(b.text[lab.end():], bi, mode, b.text[:lab.end()].strip(" *_:"), None))
+                    # the label's own mode: "## Root cause: ..." claims, "### メモ: マルチノードで
+                    # 遅い件" names a topic (its words after the label set no mode of their own)
+                    units.append(_Unit(b.text[lab.end():], bi, _heading_mode(rules.for_lang, lab.group(1)),
+                                       b.text[:lab.end()].strip(" *_:"), None))
             continue
         if b.kind not in ("para", "item", "row"):
             continue
@@ -315,8 +318,9 @@ def analyze(message, evidence=None, rules=None):
             lm = _heading_mode(rules.for_lang, text.split(" | ")[0])
             if lm == "hypothesis":
                 mode, label = lm, text.split(" | ")[0]
-            elif b.header and mode != "hypothesis":
-                # A row of a table with a cause column ("| Symptom | Cause | Fix |") states a cause.
+            elif b.header and mode != "hypothesis" and not _settings_table(rules, b.header):
+                # A row of a table with a cause column ("| Symptom | Cause | Fix |") states a cause
+                # (not "| 項目 | 値 | 理由 |": why each setting is what it is).
                 for cell in b.header:
                     if _heading_mode(rules.for_lang, cell) == "assertion":
                         mode, label, bare_ok = "assertion", cell, True
@@ -413,6 +417,15 @@ def analyze(message, evidence=None, rules=None):
     return Report([c for c, _ in claims], lang, len(units))
 
 
+def _settings_table(rules, header):
+    """Does a table's header name settings and values ("| 項目 | 値 | 理由 |", "| Option |
+    Default | Why |") rather than failures? Its reason column gives motives, not causes."""
+    if any(_classify.failure_term(rules.for_lang(sentences.lang_of(cell)), cell) for cell in header if cell.strip()):
+        return False  # "| 設定 | tokens/s | 遅い理由 |": why each one is slow
+    return any(rules.for_lang(sentences.lang_of(cell)).settings_column.search(_unemph(cell))
+               for cell in header if cell.strip() and rules.for_lang(sentences.lang_of(cell)).settings_column)
+
+
 def _follow_on(claims, units, blocks, rules):
     """「この状態で 16 ワーカーを立てているので、4.82 s/it まで落ちています。」 after a cited
     diagnosis: a sentence whose cause is "this", the finding just stated and cited, draws on
@@ -472,7 +485,8 @@ def _scope(bi, blocks, rules):
         nb = blocks[j]
         if nb.kind in ("fence", "quote"):
             material.append(nb.text)
-        elif nb.kind in ("para", "item") and _is_evidence_line(nb.text, rules):
+        elif nb.kind in ("para", "item") and (_is_evidence_line(nb.text, rules) or _only_quote(nb.text)):
+            # (「rank=3 batches=1247」 alone in a paragraph under the claim is a quote of output)
             prose.append(nb.text)
             material.extend(nb.codes)
         elif nb.kind == "heading" and nb.level == 7 and _is_evidence_line(nb.text, rules):
@@ -507,6 +521,18 @@ def _scope(bi, blocks, rules):
                 material.extend(nb.codes)
             j += 1
     return prose, material
+
+
+def _only_quote(text):
+    """Is a paragraph nothing but one or more quotes (「…」, “…”, "…", `…`)?"""
+    t = _unemph(text).strip()
+    if not t or len(t) > 400:
+        return False
+    qs = quotes_in(t)
+    rest = t
+    for q in qs:
+        rest = rest.replace(q, "", 1)
+    return bool(qs) and not rest.strip(" \t\n「」『』“”\"`'、,。.:：")
 
 
 def _names_evidence(text, rules):

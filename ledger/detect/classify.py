@@ -157,7 +157,9 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
         # (a topic inside a quoted request does not count: 「〜たい、という要望が多かったためです」)
         lang == "ja" and prev_plain and r.reason_end.search(text) and not r.topic.search(text.rpartition("という")[2])
         # after "not investigated yet" it says why not (「原因調査はまだです。学習を優先したためです」)
-        and (r.negated.search(prev_plain) or r.unknown.search(prev_plain)
+        # after a hypothesis it gives the grounds for it (「〜の可能性が高いと見ています。GPU
+        # 使用率が波打っているためです。」)
+        and (r.negated.search(prev_plain) or r.unknown.search(prev_plain) or r.hedge.search(prev_plain)
              # (a failure in a generic condition is no failure of this sentence: 「平均だけだと外れ値に
              # 引っ張られるせいで、体感と合わなくなるからです」)
              or ((not own_failure or (r.generic_when and r.generic_when.search(text))) and not (r.defect and r.defect.search(text))

@@ -40,7 +40,7 @@ PATTERN_LISTS = {
         "failure_noun", "failure_adjective", "label_head", "observed_head", "generic_when",
         "nominal_cause", "observed_tail", "change_topic", "event_chain", "purpose_end",
         "chain_breaker", "chain_cause", "present_state", "unless", "not_a", "what_happened",
-        "why_heading", "why_question", "additive", "found_opener", "named_hypothesis", "separate_issue",
+        "why_heading", "why_question", "additive", "found_opener", "named_hypothesis", "separate_issue", "settings_column",
     ),
     "labels": ("evidence",),
     "citation": ("evidence_id", "generic_quote", "back_reference", "follow_on"),
