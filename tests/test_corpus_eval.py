@@ -125,9 +125,9 @@ FLOORS = {
     ("ja", "blind48"): (1.0, 0.0),
     ("en", "blind49"): (0.94, 0.0),
     ("ja", "blind49"): (1.0, 0.0),
+    ("en", "blind50"): (1.0, 0.0),
+    ("ja", "blind50"): (1.0, 0.0),
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
-    ("en", "blind50"): (0.86, 0.03),
-    ("ja", "blind50"): (0.94, 0.10),
     ("en", "blind51"): (0.84, 0.03),
     ("ja", "blind51"): (0.97, 0.10),
 }
@@ -185,7 +185,7 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            # does not point back at the cited finding (citation.follow_on)
                            ("ja", "blind28"): 1}
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
-NEGATED_BLOCKED_CEILING = {("ja", "blind50"): 0.125}
+NEGATED_BLOCKED_CEILING = {}
 
 
 def test_every_blind_split_cites_and_traps_hold(results):

@@ -1747,3 +1747,31 @@ def test_round49_a_paragraph_that_is_only_a_quote_is_attached_evidence():
 def test_round49_a_slowness_table_still_claims_beside_a_settings_column():
     msg = "| 設定 | tokens/s | 遅い理由 |\n|---|---|---|\n| + FSDP | 1,410 | all-gather が backward と重なっていない |"
     assert decision(analyze(msg)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "Tail latency spikes are the allocator being flushed whenever a request exceeds 4k tokens.",
+    "Dropout is still on at eval time; that's what drags the validation loss up after epoch 3.",
+    "The reason the job hung at start-up is that the master address resolved to loopback, so the workers could never connect.",
+    "Looked into the 3-point gap between our eval and the paper. Our script scores padded positions too.",
+    "Hung for an hour at the end of epoch 2. Rank 3 had one fewer batch than the others, so it left the loop while the rest were blocked in the all-reduce.",
+    "sampler が最後のバッチを捨てていて、評価件数がエポックごとに 12 件ずつ足りていません。",
+    "あー、それ 4.40 で mask の扱いが変わって、padding にも注意が向いちゃってるやつですね",
+])
+def test_round50_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "Please include the full traceback and your pip freeze when filing an issue, since it helps us find the cause faster.",
+    "わからないこと: 原因はまだ切り分けられていません。",
+    "【質問】学習の途中で Killed と表示されて止まってしまいます",
+    "- 学習が遅いという報告があったので、まずはボトルネックの計測だけを行う",
+    "再現手順と観測結果だけ残します。\n\n- 約 20 分後、全 rank の GPU 使用率が 0% になり、ログ出力も止まる",
+])
+def test_round50_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+def test_round50_not_the_cause_without_wa_is_negated():
+    assert kinds("cuDNN の非決定性が原因でないことは確認できました。") == ["negated"]
