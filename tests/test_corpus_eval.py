@@ -130,6 +130,8 @@ FLOORS = {
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
     ("en", "blind51"): (0.84, 0.03),
     ("ja", "blind51"): (0.97, 0.10),
+    ("en", "blind52"): (0.89, 0.08),
+    ("ja", "blind52"): (0.94, 0.05),
 }
 
 
@@ -183,9 +185,11 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            # ja_blind28.txt:558: an elaboration after the cited bullets, in
                            # a paragraph of its own, has no quote of its own, and its cause
                            # does not point back at the cited finding (citation.follow_on)
-                           ("ja", "blind28"): 1}
+                           ("ja", "blind28"): 1,
+                           # held out, not read: its first-run blocked citation
+                           ("ja", "blind52"): 1}
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
-NEGATED_BLOCKED_CEILING = {}
+NEGATED_BLOCKED_CEILING = {("ja", "blind52"): 0.125}
 
 
 def test_every_blind_split_cites_and_traps_hold(results):
