@@ -127,9 +127,9 @@ FLOORS = {
     ("ja", "blind49"): (1.0, 0.0),
     ("en", "blind50"): (1.0, 0.0),
     ("ja", "blind50"): (1.0, 0.0),
+    ("en", "blind51"): (0.97, 0.0),
+    ("ja", "blind51"): (1.0, 0.0),
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
-    ("en", "blind51"): (0.84, 0.03),
-    ("ja", "blind51"): (0.97, 0.10),
     ("en", "blind52"): (0.89, 0.08),
     ("ja", "blind52"): (0.94, 0.05),
 }

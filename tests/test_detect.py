@@ -1775,3 +1775,26 @@ def test_round50_non_claims_pass(message):
 
 def test_round50_not_the_cause_without_wa_is_negated():
     assert kinds("cuDNN の非決定性が原因でないことは確認できました。") == ["negated"]
+
+
+@pytest.mark.parametrize("message", [
+    "The causal mask is flipped in the attention call, and the model ends up attending only to pad tokens.",
+    "Eval loss sits below training loss, which is because the eval shard leaks rows from train.",
+    "It turns out the workers all share one numpy seed, so every worker yields identical augmentations.",
+    "DDP complains about unused parameters because the aux head only runs on odd steps.",
+    "Step time went from 2.1 s to 0.8 s. Most of the old step time was wasted on padding.",
+    "ドライバが古いままなので、CUDA 12 ビルドの PyTorch から GPU が見えていません。",
+])
+def test_round51_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "The `cause` field in the error-report schema is optional, since not every failure has one identified at ingestion.",
+    "学習が途中で止まったので、チェックポイント step_8000 から再開しました。",
+    "`torch.cuda.empty_cache()` について補足します。\n\nnvidia-smi 上の使用量が減らないのはこの仕組みによるもので、確保済みの領域は再利用されます。",
+    "- 13B: 昨夜 OOM により停止。設定はそのままで再投入済み",
+    "学習ジョブが今朝 3 回落ちたので一旦外しました。原因は午後に見ます。",
+])
+def test_round51_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"

@@ -170,8 +170,8 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
         # 「...からです」「...ためです」 gives a reason; it is a diagnosis only when a failure is
         # in this sentence or the one before (「落ちました。メモリ不足のためです。」), not for a
         # choice (「bf16 を使っています。指数範囲が同じだからです。」).
-        if explaining and _starts(r.reason_end, m.group(0)):
-            continue
+        if explaining and (_starts(r.reason_end, m.group(0)) or not failure):
+            continue  # (「nvidia-smi 上の使用量が減らないのはこの仕組みによるもので」: how it works)
         if r.purpose_end and _starts(r.reason_end, m.group(0)) and r.purpose_end.search(text) \
                 and not failure and not (r.defect and r.defect.search(text)):
             continue  # 「set_epoch() を毎 epoch 呼ぶのは、シードを変えるためです」: a purpose
