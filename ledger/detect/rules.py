@@ -191,6 +191,21 @@ def _groups(pattern, flags):
         return -1
 
 
+# What `_plan` gives a joined list that one of its patterns needs the `regex` module for.
+_REGEX = -2
+
+
+def _plan(joined, flags):
+    """What Matcher._prepare keeps on disk of a list of two or more patterns joined: _REGEX
+    when one of them needs `regex` (a match of _NEEDS_REGEX in the alternation is one in a
+    pattern: what joins them, ")|(?:", starts or ends none), else its capturing groups
+    (`_groups`). A value kept by a version before `_REGEX` is its groups: that version kept
+    the entry only for a list that needs no `regex`."""
+    if _NEEDS_REGEX.search(joined):
+        return _REGEX
+    return _groups(joined, flags)
+
+
 def _needs(items, c):
     """A set of strings a match of this sequence must hold one of (`_options`): the most
     selective, or None when it needs none."""
@@ -336,20 +351,25 @@ class Matcher:
 
     def _prepare(self):
         self._ready = True
-        # The alternation built by one join, and searched once for what needs `regex`: a
-        # match of _NEEDS_REGEX in it is one in a pattern (what joins them, ")|(?:", starts
-        # or ends none), so this is any(_NEEDS_REGEX.search(p) for p in patterns) without a
-        # search and a format per pattern (~1000 of each in a Stop).
+        # The alternation built by one join, and (for a short list) searched once for what
+        # needs `regex`: a match of _NEEDS_REGEX in it is one in a pattern (see _plan), so
+        # this is any(_NEEDS_REGEX.search(p) for p in patterns) without a search and a format
+        # per pattern (~1000 of each in a Stop).
         joined = "(?:%s)" % ")|(?:".join(self.patterns) if self.patterns else ""
-        if joined and not _NEEDS_REGEX.search(joined):
-            if len(self.patterns) >= _PREFILTER_FROM:
-                # Whether the alternation parses, and its groups, are kept on disk too: a
-                # prefiltered list loads its (large) program only when a sentence needs it all.
-                if diskcache.needs(joined, self.flags, _groups) == 0:
-                    self._needs = self._requirements()
-                    if self._needs is not None:
-                        self._one = joined
-                        return
+        if len(self.patterns) >= _PREFILTER_FROM:
+            # Whether a pattern needs `regex`, whether the alternation parses and its groups
+            # are kept on disk (`_plan`): a Stop searched its lists' 80 KB of source for
+            # _NEEDS_REGEX every time (~0.5 ms), and a prefiltered list loads its (large)
+            # program only when a sentence needs it all.
+            plan = diskcache.needs(joined, self.flags, _plan)
+        else:
+            plan = _REGEX if not joined or _NEEDS_REGEX.search(joined) else None
+        if plan != _REGEX:
+            if plan == 0:
+                self._needs = self._requirements()
+                if self._needs is not None:
+                    self._one = joined
+                    return
             try:
                 self._one = diskcache.compile(joined, self.flags)
             except _re_error():
@@ -470,7 +490,9 @@ class Matcher:
         try:
             for i in keep:
                 if self._single[i] is None:
-                    self._single[i] = _compile(self._sources[i], self.flags, cached=True)
+                    # (not `_compile`: a unit is part of a pattern, and no pattern of a
+                    # prefiltered list needs `regex`, see _prepare)
+                    self._single[i] = diskcache.compile(self._sources[i], self.flags)
         except Exception:
             self._needs = None
             return None
