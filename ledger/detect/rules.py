@@ -328,7 +328,7 @@ class Matcher:
     """
 
     __slots__ = ("patterns", "flags", "_one", "_all", "_ready", "_needs", "_single", "_found",
-                 "_sources", "_by_string", "_always", "_empty", "_by_start", "_short", "_more")
+                 "_sources", "_by_string", "_always", "_empty", "_by_start", "_short", "_more", "_first")
 
     def __init__(self, patterns, flags):
         self.patterns = list(patterns)
@@ -348,6 +348,7 @@ class Matcher:
         # finditer's answers by text: the classifier asks a list about one sentence several
         # times (the failure words, for each cue it weighs); the matches are the same each time.
         self._found = {}
+        self._first = {}  # search's answers by text, for pos 0 (see search)
 
     def _prepare(self):
         self._ready = True
@@ -499,6 +500,23 @@ class Matcher:
         return [self._single[i] for i in keep]
 
     def search(self, text, pos=0):
+        """The first match from `pos`: the first of finditer's matches when `pos` is 0 (the
+        classifier asks a list about one sentence many times: "hedge", "negated", "anaphora"
+        each some 10 times a Stop, for a few sentences), kept by text like finditer's."""
+        if pos:
+            return self._search(text, pos)
+        found = self._found.get(text)
+        if found is not None:
+            return found[0] if found else None
+        first = self._first.get(text, self)  # (self: not asked yet; None is an answer)
+        if first is self:
+            first = self._search(text, 0)
+            if len(self._first) >= _MEMO:
+                self._first.clear()
+            self._first[text] = first
+        return first
+
+    def _search(self, text, pos):
         if not self._ready:
             self._prepare()
         if self._one is not None:
