@@ -51,7 +51,9 @@ if _sre is not None:
 
 # 6: a prefiltered list's index is one entry ("needs", rules._INDEX_KEY + its patterns); the
 # per-pattern entries of 5 are no longer read, and a file of 5 would carry them forever.
-FORMAT = b"evidence-ledger cache 6\n"
+# 7: the index holds each unit's other sets of strings, under a new key ("prefilter index 2"),
+# and a list's plan entry says whether it needs `regex`; the indexes of 6 are no longer read.
+FORMAT = b"evidence-ledger cache 7\n"
 DIGEST = 4  # CRC-32, big-endian
 MAX_BYTES = 16 * 1024 * 1024
 # Rule edits add new joined patterns and leave the old ones behind; past this many entries a
