@@ -398,8 +398,12 @@ class Matcher:
             if index is None:
                 return None
             count, sources, strings, holders, always, empty, starts, started, short, more = index
-            if len(sources) != count or not all(type(s) is str for s in strings):
+            if len(sources) != count:
                 return None
+            # Every string a str, or a TypeError, which the except below turns into no
+            # prefilter: checked in C, where a generator's test per string cost a Stop ~0.1 ms
+            # (3,300 strings in the lists it prepares).
+            "".join(strings)
             by_string = dict(zip(strings, holders))
             by_start = dict(zip(starts, started))
             more = dict(more)
