@@ -269,9 +269,10 @@ def _options(items, c):
 
 
 # Prefixed to a list's patterns (joined by "|") to key its prefilter index in the disk cache;
-# no joined alternation starts with it ("(?:"), nor a pattern anyone writes. "2": the index
-# holds each unit's other sets of strings too (`_needed`); an index of 1 is never read.
-_INDEX_KEY = "\x00prefilter index 2\x00"
+# no joined alternation starts with it ("(?:"), nor a pattern anyone writes. "3": the index
+# holds each unit's other sets of strings too (`_needed`), and its lookups as dicts
+# (`Matcher._index`); an index of 1 or 2 is never read.
+_INDEX_KEY = "\x00prefilter index 3\x00"
 
 _TRIGRAMS = {}  # lowered text -> the set of its runs of three characters; emptied when full
 
@@ -289,6 +290,13 @@ def forget_texts():
     """Empty the memo of texts' trigrams: a caller done with its analyses frees its memory
     (~200 KB after the bench's message; the Stop hook reuses it for the suggestions)."""
     _TRIGRAMS.clear()
+
+
+def _one_or_all(items):
+    """The one item of `items`, or a tuple of them all (none, or two or more): what the prefilter
+    index keeps, where most strings are needed by one unit and most starts start one string
+    (a tuple of one cost a Stop's cache ~50 bytes each, ~4,000 of them)."""
+    return items[0] if len(items) == 1 else tuple(items)
 
 
 def _alternation(text, pos, patterns):
@@ -397,18 +405,15 @@ class Matcher:
             index = diskcache.needs(_INDEX_KEY + "|".join(self.patterns), self.flags, self._index)
             if index is None:
                 return None
-            count, sources, strings, holders, always, empty, starts, started, short, more = index
-            if len(sources) != count:
+            count, sources, by_string, by_start, short, more, always, empty = index
+            if (len(sources) != count or type(by_string) is not dict or type(by_start) is not dict
+                    or type(more) is not dict):
                 return None
             # Every string a str, or a TypeError, which the except below turns into no
             # prefilter: checked in C, where a generator's test per string cost a Stop ~0.1 ms
             # (3,300 strings in the lists it prepares).
-            "".join(strings)
-            by_string = dict(zip(strings, holders))
-            by_start = dict(zip(starts, started))
-            more = dict(more)
-            if len(by_string) != len(strings) or len(by_start) != len(starts):
-                return None
+            "".join(by_string)
+            "".join(short)
         except Exception:
             return None
         self._sources = sources
@@ -422,13 +427,16 @@ class Matcher:
         return range(count)  # one per unit: what `_needs` is asked is whether it is None, and its length
 
     def _index(self, key, flags):
-        """From what each pattern needs (`_units`): (the number of
-        units, each unit's source, each needed string, the units that need it (none for a
-        string only in `more`), the units that need none, those that can match the empty
-        string, the first three characters of the strings of 3+, the strings that start with
-        each, the strings of one or two, (unit, its other sets of strings) for each unit that
-        has more); None when the list cannot be prefiltered. Tuples of strings and ints, as
-        diskcache keeps them."""
+        """From what each pattern needs (`_units`): (the number of units, each unit's source,
+        {each needed string: the units that need it (none for a string only in `more`)},
+        {the first three characters of each string of 3+: the strings that start with them},
+        the strings of one or two, {unit: its other sets of strings} for each unit that has
+        more, the units that need no string, those that can match the empty string); None
+        when the list cannot be prefiltered. Strings, ints, tuples and dicts of them, as
+        diskcache keeps them; where the units or strings are one, the one, not a tuple of it.
+
+        The lookups are dicts as marshal builds them, where tuples zipped into dicts after the
+        load cost a Stop ~0.4 ms more (and ~50 more pages) for the lists it prepares."""
         try:
             # Each pattern parsed here, not kept on disk one by one: a warm Stop reads only the
             # index, and a rule edit re-derives the lists it changed (a few ms, once).
@@ -458,10 +466,10 @@ class Matcher:
         for s in by_string:
             if len(s) >= 3:
                 by_start.setdefault(s[:3], []).append(s)
-        return (len(sources), tuple(sources), tuple(by_string), tuple(tuple(v) for v in by_string.values()),
-                tuple(i for i, strings in enumerate(needs) if strings is None), tuple(empty),
-                tuple(by_start), tuple(tuple(v) for v in by_start.values()),
-                tuple(s for s in by_string if len(s) < 3), tuple(more))
+        return (len(sources), tuple(sources), {s: _one_or_all(v) for s, v in by_string.items()},
+                {start: _one_or_all(v) for start, v in by_start.items()},
+                tuple(s for s in by_string if len(s) < 3), dict(more),
+                tuple(i for i, strings in enumerate(needs) if strings is None), tuple(empty))
 
     def _candidates(self, text):
         """The patterns `text` may match, in order, compiled; None when that is all of them."""
@@ -473,10 +481,21 @@ class Matcher:
         # A string the text holds starts with three characters the text holds in a row: only
         # the strings whose start is among the text's are looked for (one `in` each).
         by_start = self._by_start
-        held = [s for start in _trigrams(low).intersection(by_start) for s in by_start[start] if s in low]
+        held = []
+        for start in _trigrams(low).intersection(by_start):
+            strings = by_start[start]
+            if strings.__class__ is str:  # one string starts so (see _index)
+                if strings in low:
+                    held.append(strings)
+            else:
+                held.extend(filter(low.__contains__, strings))
         held.extend(filter(low.__contains__, self._short))
         for s in held:
-            keep.update(by_string[s])
+            units = by_string[s]
+            if units.__class__ is int:  # one unit needs it (see _index)
+                keep.add(units)
+            else:
+                keep.update(units)
         more = self._more
         if more:
             # A unit whose first set the text holds a string of, but not one of each other set
