@@ -51,7 +51,10 @@ if _sre is not None:
 
 # 6: a prefiltered list's index is one entry ("needs", rules._INDEX_KEY + its patterns); the
 # per-pattern entries of 5 are no longer read, and a file of 5 would carry them forever.
-FORMAT = b"evidence-ledger cache 6\n"
+# 7: the index holds each unit's other sets of strings, under a new key ("prefilter index 2"),
+# and a list's plan entry says whether it needs `regex`; the indexes of 6 are no longer read.
+# 8: the index's lookups are dicts ("prefilter index 3"); the indexes of 7 are no longer read.
+FORMAT = b"evidence-ledger cache 8\n"
 DIGEST = 4  # CRC-32, big-endian
 MAX_BYTES = 16 * 1024 * 1024
 # Rule edits add new joined patterns and leave the old ones behind; past this many entries a
@@ -187,7 +190,7 @@ def toml(data):
 
 
 def needs(pattern, flags, derive):
-    """`derive(pattern, flags)` (a tuple of ints, strings and tuples of strings, or None), kept:
+    """`derive(pattern, flags)` (ints, strings, tuples and dicts of them, or None), kept:
     what the detector's prefilter knows about a pattern without parsing it (rules.py)."""
     flags = int(flags)
     if not enabled():
@@ -307,6 +310,8 @@ def _plain(value):
     kind = type(value)
     if value is None or kind is int or kind is str:
         return True
+    if kind is dict:  # (the prefilter's lookups: strings or ints to strings, ints, tuples of them)
+        return all(map(_plain, value)) and all(map(_plain, value.values()))
     # A tuple of strings (the common case) without a call per string.
     return kind is tuple and (all(type(v) is str for v in value) or all(map(_plain, value)))
 

@@ -104,23 +104,33 @@ _FOLD = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k
 
 def _units(pattern, flags):
     """What the prefilter knows of one pattern: a (source, shortest match, capturing groups,
-    strings) per unit it searches, `source` None for the pattern itself; every match of the unit
-    holds one of the lower-cased ASCII `strings` (ignoring case), or `strings` is None when its
-    parse shows none (`_needs`, from re's own parse tree). A pattern that is an alternation at its top ("a|b|...|z") is split into
-    its branches when each parses alone exactly as it does in the alternation (same tree, same
-    flags, no groups): a sentence is then searched only for the branches it may match, where
-    the widest entries (one holds 40 branches) cost ~100 µs a sentence whole. The branches in
-    order are what the alternation tries in order, so the list's matches are unchanged
-    (`_alternation`). Derived for each pattern of a list when its index is built
-    (`Matcher._index`), which diskcache.needs keeps."""
+    strings, more) per unit it searches, `source` None for the pattern itself; every match of the
+    unit holds one of the lower-cased ASCII `strings` (ignoring case), or `strings` is None when
+    its parse shows none (`_needs`, from re's own parse tree), and one of each tuple of strings
+    in `more` besides (the rest of what its sequence needs, `_options`).
+
+    A pattern that is an alternation at its top ("a|b|...|z") is split into its branches when
+    each parses alone exactly as it does in the alternation (same tree, same flags, no groups):
+    a sentence is then searched only for the branches it may match, where the widest entries
+    (one holds 40 branches) cost ~60 µs a sentence whole. The branches in order are what the
+    alternation tries in order, so the list's matches are unchanged (`_alternation`). re's
+    parser moves what every branch starts with out in front of the alternation ("\\ba|\\bb"
+    parses as "\\b(?:a|b)"); when that is a run of single characters and anchors, which match
+    one way or not at all, trying it then each branch is trying each branch whole in order,
+    and each branch alone must parse as that run followed by the branch. Derived for each
+    pattern of a list when its index is built (`Matcher._index`), which diskcache.needs keeps."""
     from re import _constants, _parser
 
     parsed = _parser.parse(pattern, flags)
-    whole = ((None, parsed.getwidth()[0], parsed.state.groups - 1, _needs(parsed.data, _constants)),)
+    whole = ((None, parsed.getwidth()[0], parsed.state.groups - 1) + _needed(parsed.data, _constants),)
     data = parsed.data
-    if len(data) != 1 or data[0][0] is not _constants.BRANCH or parsed.state.groups != 1:
+    if not data or data[-1][0] is not _constants.BRANCH or parsed.state.groups != 1:
         return whole
-    items = data[0][1][1]
+    lead = data[:-1]
+    if any(op not in (_constants.LITERAL, _constants.NOT_LITERAL, _constants.IN, _constants.ANY, _constants.AT)
+           for op, _ in lead):
+        return whole
+    items = data[-1][1][1]
     pieces = _top_branches(pattern, flags)
     if pieces is None or len(pieces) != len(items):
         return whole
@@ -130,13 +140,13 @@ def _units(pattern, flags):
             alone = _parser.parse(piece, flags)
         except Exception:
             return whole
-        if (repr(alone.data) != repr(item.data) or alone.state.flags != parsed.state.flags
+        if (repr(alone.data) != repr(lead + item.data) or alone.state.flags != parsed.state.flags
                 or alone.state.groups != 1):
             return whole
-        strings = _needs(alone.data, _constants)
+        strings, more = _needed(alone.data, _constants)
         if strings is None:  # a branch every sentence may match (Japanese, say): keep it whole
             return whole
-        units.append((piece, alone.getwidth()[0], 0, strings))
+        units.append((piece, alone.getwidth()[0], 0, strings, more))
     return tuple(units)
 
 
@@ -181,11 +191,54 @@ def _groups(pattern, flags):
         return -1
 
 
+# What `_plan` gives a joined list that one of its patterns needs the `regex` module for.
+_REGEX = -2
+
+
+def _plan(joined, flags):
+    """What Matcher._prepare keeps on disk of a list of two or more patterns joined: _REGEX
+    when one of them needs `regex` (a match of _NEEDS_REGEX in the alternation is one in a
+    pattern: what joins them, ")|(?:", starts or ends none), else its capturing groups
+    (`_groups`). A value kept by a version before `_REGEX` is its groups: that version kept
+    the entry only for a list that needs no `regex`."""
+    if _NEEDS_REGEX.search(joined):
+        return _REGEX
+    return _groups(joined, flags)
+
+
 def _needs(items, c):
-    """Sets of strings a match of this sequence must hold one of: a run of literal characters,
-    or what a group, an alternation (one of each branch's), a repeat at least once or a
-    lookahead or lookbehind needs (what it looks at is in the text too); the most selective is
-    kept. Negative assertions, classes and anything else need nothing."""
+    """A set of strings a match of this sequence must hold one of (`_options`): the most
+    selective, or None when it needs none."""
+    options = _options(items, c)
+    if not options:
+        return None
+    return max(options, key=_selectivity)
+
+
+def _selectivity(option):
+    return min(map(len, option)), -len(option)
+
+
+def _needed(items, c):
+    """(`_needs`, the other sets of `_options`, each once): what the prefilter's index keeps of
+    a unit. Its strings are looked for through the first; a text that holds one of those but
+    none of another set's cannot match either."""
+    options = _options(items, c)
+    if not options:
+        return None, ()
+    first = max(options, key=_selectivity)
+    more = []
+    for option in options:
+        if option != first and option not in more:
+            more.append(option)
+    return first, tuple(more)
+
+
+def _options(items, c):
+    """Sets of strings a match of this sequence must hold one of each: a run of literal
+    characters, what a group, a repeat at least once or a lookahead or lookbehind needs (what
+    it looks at is in the text too: each set its sequence needs), an alternation (one of each
+    branch's, `_needs`). Negative assertions, classes and anything else need nothing."""
     options = []
     run = ""
     for op, av in items:
@@ -195,31 +248,31 @@ def _needs(items, c):
         if run:
             options.append((run,))
             run = ""
-        found = None
+        inner = None
         if op is c.SUBPATTERN:
-            found = _needs(av[3].data, c)
+            inner = av[3].data
         elif op is c.BRANCH:
             branches = [_needs(b.data, c) for b in av[1]]
             if all(branches):
-                found = tuple(sorted(set().union(*branches)))
+                options.append(tuple(sorted(set().union(*branches))))
         elif op in (c.MAX_REPEAT, c.MIN_REPEAT, getattr(c, "POSSESSIVE_REPEAT", None)) and av[0] >= 1:
-            found = _needs(av[2].data, c)
+            inner = av[2].data
         elif op is getattr(c, "ATOMIC_GROUP", None):
-            found = _needs(av.data, c)
+            inner = av.data
         elif op is c.ASSERT:
-            found = _needs(av[1].data, c)
-        if found:
-            options.append(found)
+            inner = av[1].data
+        if inner is not None:
+            options.extend(_options(inner, c))
     if run:
         options.append((run,))
-    if not options:
-        return None
-    return max(options, key=lambda o: (min(map(len, o)), -len(o)))
+    return options
 
 
 # Prefixed to a list's patterns (joined by "|") to key its prefilter index in the disk cache;
-# no joined alternation starts with it ("(?:"), nor a pattern anyone writes.
-_INDEX_KEY = "\x00prefilter index\x00"
+# no joined alternation starts with it ("(?:"), nor a pattern anyone writes. "3": the index
+# holds each unit's other sets of strings too (`_needed`), and its lookups as dicts
+# (`Matcher._index`); an index of 1 or 2 is never read.
+_INDEX_KEY = "\x00prefilter index 3\x00"
 
 _TRIGRAMS = {}  # lowered text -> the set of its runs of three characters; emptied when full
 
@@ -237,6 +290,13 @@ def forget_texts():
     """Empty the memo of texts' trigrams: a caller done with its analyses frees its memory
     (~200 KB after the bench's message; the Stop hook reuses it for the suggestions)."""
     _TRIGRAMS.clear()
+
+
+def _one_or_all(items):
+    """The one item of `items`, or a tuple of them all (none, or two or more): what the prefilter
+    index keeps, where most strings are needed by one unit and most starts start one string
+    (a tuple of one cost a Stop's cache ~50 bytes each, ~4,000 of them)."""
+    return items[0] if len(items) == 1 else tuple(items)
 
 
 def _alternation(text, pos, patterns):
@@ -276,7 +336,7 @@ class Matcher:
     """
 
     __slots__ = ("patterns", "flags", "_one", "_all", "_ready", "_needs", "_single", "_found",
-                 "_sources", "_by_string", "_always", "_empty", "_by_start", "_short")
+                 "_sources", "_by_string", "_always", "_empty", "_by_start", "_short", "_more", "_first")
 
     def __init__(self, patterns, flags):
         self.patterns = list(patterns)
@@ -292,26 +352,33 @@ class Matcher:
         self._empty = None  # the units that can match the empty string
         self._by_start = None  # the first three characters of each string -> those strings
         self._short = None  # the strings of one or two characters
+        self._more = None  # unit -> the other sets of strings it needs one of each of
         # finditer's answers by text: the classifier asks a list about one sentence several
         # times (the failure words, for each cue it weighs); the matches are the same each time.
         self._found = {}
+        self._first = {}  # search's answers by text, for pos 0 (see search)
 
     def _prepare(self):
         self._ready = True
-        # The alternation built by one join, and searched once for what needs `regex`: a
-        # match of _NEEDS_REGEX in it is one in a pattern (what joins them, ")|(?:", starts
-        # or ends none), so this is any(_NEEDS_REGEX.search(p) for p in patterns) without a
-        # search and a format per pattern (~1000 of each in a Stop).
+        # The alternation built by one join, and (for a short list) searched once for what
+        # needs `regex`: a match of _NEEDS_REGEX in it is one in a pattern (see _plan), so
+        # this is any(_NEEDS_REGEX.search(p) for p in patterns) without a search and a format
+        # per pattern (~1000 of each in a Stop).
         joined = "(?:%s)" % ")|(?:".join(self.patterns) if self.patterns else ""
-        if joined and not _NEEDS_REGEX.search(joined):
-            if len(self.patterns) >= _PREFILTER_FROM:
-                # Whether the alternation parses, and its groups, are kept on disk too: a
-                # prefiltered list loads its (large) program only when a sentence needs it all.
-                if diskcache.needs(joined, self.flags, _groups) == 0:
-                    self._needs = self._requirements()
-                    if self._needs is not None:
-                        self._one = joined
-                        return
+        if len(self.patterns) >= _PREFILTER_FROM:
+            # Whether a pattern needs `regex`, whether the alternation parses and its groups
+            # are kept on disk (`_plan`): a Stop searched its lists' 80 KB of source for
+            # _NEEDS_REGEX every time (~0.5 ms), and a prefiltered list loads its (large)
+            # program only when a sentence needs it all.
+            plan = diskcache.needs(joined, self.flags, _plan)
+        else:
+            plan = _REGEX if not joined or _NEEDS_REGEX.search(joined) else None
+        if plan != _REGEX:
+            if plan == 0:
+                self._needs = self._requirements()
+                if self._needs is not None:
+                    self._one = joined
+                    return
             try:
                 self._one = diskcache.compile(joined, self.flags)
             except _re_error():
@@ -338,13 +405,15 @@ class Matcher:
             index = diskcache.needs(_INDEX_KEY + "|".join(self.patterns), self.flags, self._index)
             if index is None:
                 return None
-            count, sources, strings, holders, always, empty, starts, started, short = index
-            if len(sources) != count or not all(type(s) is str for s in strings):
+            count, sources, by_string, by_start, short, more, always, empty = index
+            if (len(sources) != count or type(by_string) is not dict or type(by_start) is not dict
+                    or type(more) is not dict):
                 return None
-            by_string = dict(zip(strings, holders))
-            by_start = dict(zip(starts, started))
-            if len(by_string) != len(strings) or len(by_start) != len(starts):
-                return None
+            # Every string a str, or a TypeError, which the except below turns into no
+            # prefilter: checked in C, where a generator's test per string cost a Stop ~0.1 ms
+            # (3,300 strings in the lists it prepares).
+            "".join(by_string)
+            "".join(short)
         except Exception:
             return None
         self._sources = sources
@@ -354,41 +423,53 @@ class Matcher:
         self._empty = set(empty)
         self._by_start = by_start
         self._short = short
+        self._more = more
         return range(count)  # one per unit: what `_needs` is asked is whether it is None, and its length
 
     def _index(self, key, flags):
-        """From what each pattern needs (`_units`): (the number of
-        units, each unit's source, each needed string, the units that need it, the units that
-        need none, those that can match the empty string, the first three characters of the
-        strings of 3+, the strings that start with each, the strings of one or two); None when
-        the list cannot be prefiltered. Tuples of strings and ints, as diskcache keeps them."""
+        """From what each pattern needs (`_units`): (the number of units, each unit's source,
+        {each needed string: the units that need it (none for a string only in `more`)},
+        {the first three characters of each string of 3+: the strings that start with them},
+        the strings of one or two, {unit: its other sets of strings} for each unit that has
+        more, the units that need no string, those that can match the empty string); None
+        when the list cannot be prefiltered. Strings, ints, tuples and dicts of them, as
+        diskcache keeps them; where the units or strings are one, the one, not a tuple of it.
+
+        The lookups are dicts as marshal builds them, where tuples zipped into dicts after the
+        load cost a Stop ~0.4 ms more (and ~50 more pages) for the lists it prepares."""
         try:
             # Each pattern parsed here, not kept on disk one by one: a warm Stop reads only the
             # index, and a rule edit re-derives the lists it changed (a few ms, once).
             found = [_units(p, flags) for p in self.patterns]
         except Exception:  # a pattern re parses differently alone: no prefilter
             return None
-        sources, needs, empty = [], [], []
+        sources, needs, empty, more = [], [], [], []
         for pattern, units in zip(self.patterns, found):
-            for source, width, groups, strings in units:
+            for source, width, groups, strings, others in units:
                 if groups != 0:
                     return None
                 if width <= 0:  # "^(?=.*by design).*": searched through the joined alternation
                     empty.append(len(sources))
+                if others:
+                    more.append((len(sources), others))
                 sources.append(pattern if source is None else source)
                 needs.append(strings)
         by_string = {}
         for i, strings in enumerate(needs):
             for s in strings or ():
                 by_string.setdefault(s, []).append(i)
+        for _, others in more:
+            for strings in others:
+                for s in strings:
+                    by_string.setdefault(s, [])
         by_start = {}
         for s in by_string:
             if len(s) >= 3:
                 by_start.setdefault(s[:3], []).append(s)
-        return (len(sources), tuple(sources), tuple(by_string), tuple(tuple(v) for v in by_string.values()),
-                tuple(i for i, strings in enumerate(needs) if strings is None), tuple(empty),
-                tuple(by_start), tuple(tuple(v) for v in by_start.values()),
-                tuple(s for s in by_string if len(s) < 3))
+        return (len(sources), tuple(sources), {s: _one_or_all(v) for s, v in by_string.items()},
+                {start: _one_or_all(v) for start, v in by_start.items()},
+                tuple(s for s in by_string if len(s) < 3), dict(more),
+                tuple(i for i, strings in enumerate(needs) if strings is None), tuple(empty))
 
     def _candidates(self, text):
         """The patterns `text` may match, in order, compiled; None when that is all of them."""
@@ -400,12 +481,31 @@ class Matcher:
         # A string the text holds starts with three characters the text holds in a row: only
         # the strings whose start is among the text's are looked for (one `in` each).
         by_start = self._by_start
+        held = []
         for start in _trigrams(low).intersection(by_start):
-            for s in by_start[start]:
-                if s in low:
-                    keep.update(by_string[s])
-        for s in filter(low.__contains__, self._short):
-            keep.update(by_string[s])
+            strings = by_start[start]
+            if strings.__class__ is str:  # one string starts so (see _index)
+                if strings in low:
+                    held.append(strings)
+            else:
+                held.extend(filter(low.__contains__, strings))
+        held.extend(filter(low.__contains__, self._short))
+        for s in held:
+            units = by_string[s]
+            if units.__class__ is int:  # one unit needs it (see _index)
+                keep.add(units)
+            else:
+                keep.update(units)
+        more = self._more
+        if more:
+            # A unit whose first set the text holds a string of, but not one of each other set
+            # its matches need ("went|dropped|fell ... from ..."), cannot match it either.
+            held = set(held)
+            for i in more.keys() & keep:
+                for strings in more[i]:
+                    if held.isdisjoint(strings):
+                        keep.discard(i)
+                        break
         if len(keep) == len(self._needs) or not self._empty.isdisjoint(keep):
             # All of them, or one that can match the empty string (which `_alternation`, going
             # on from the end of each match, would not step past the way finditer does).
@@ -414,13 +514,32 @@ class Matcher:
         try:
             for i in keep:
                 if self._single[i] is None:
-                    self._single[i] = _compile(self._sources[i], self.flags, cached=True)
+                    # (not `_compile`: a unit is part of a pattern, and no pattern of a
+                    # prefiltered list needs `regex`, see _prepare)
+                    self._single[i] = diskcache.compile(self._sources[i], self.flags)
         except Exception:
             self._needs = None
             return None
         return [self._single[i] for i in keep]
 
     def search(self, text, pos=0):
+        """The first match from `pos`: the first of finditer's matches when `pos` is 0 (the
+        classifier asks a list about one sentence many times: "hedge", "negated", "anaphora"
+        each some 10 times a Stop, for a few sentences), kept by text like finditer's."""
+        if pos:
+            return self._search(text, pos)
+        found = self._found.get(text)
+        if found is not None:
+            return found[0] if found else None
+        first = self._first.get(text, self)  # (self: not asked yet; None is an answer)
+        if first is self:
+            first = self._search(text, 0)
+            if len(self._first) >= _MEMO:
+                self._first.clear()
+            self._first[text] = first
+        return first
+
+    def _search(self, text, pos):
         if not self._ready:
             self._prepare()
         if self._one is not None:

@@ -54,9 +54,16 @@ def is_cjk(ch):
 
 
 def lang_of(text):
+    # "en" unless two CJK characters or more, and at least one for every eight Latin letters:
+    # ASCII text holds no CJK character, and the Latin letters are counted only when there are
+    # two (the detector asks about every sentence, each part of one it looks at, every heading).
+    if text.isascii():
+        return "en"
     cjk = len(_CJK.findall(text))
+    if cjk < 2:
+        return "en"
     latin = len(_LATIN.findall(text))
-    if cjk >= 2 and cjk * 8 >= latin:
+    if cjk * 8 >= latin:
         return "ja"
     return "en"
 
