@@ -129,9 +129,9 @@ FLOORS = {
     ("ja", "blind50"): (1.0, 0.0),
     ("en", "blind51"): (0.97, 0.0),
     ("ja", "blind51"): (1.0, 0.0),
+    ("en", "blind52"): (0.92, 0.0),
+    ("ja", "blind52"): (0.97, 0.0),
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
-    ("en", "blind52"): (0.89, 0.08),
-    ("ja", "blind52"): (0.94, 0.05),
     ("en", "blind53"): (0.97, 0.03),
     ("ja", "blind53"): (0.94, 0.08),
 }
@@ -187,11 +187,9 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            # ja_blind28.txt:558: an elaboration after the cited bullets, in
                            # a paragraph of its own, has no quote of its own, and its cause
                            # does not point back at the cited finding (citation.follow_on)
-                           ("ja", "blind28"): 1,
-                           # held out, not read: its first-run blocked citation
-                           ("ja", "blind52"): 1}
+                           ("ja", "blind28"): 1}
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
-NEGATED_BLOCKED_CEILING = {("ja", "blind52"): 0.125}
+NEGATED_BLOCKED_CEILING = {}
 
 
 def test_every_blind_split_cites_and_traps_hold(results):

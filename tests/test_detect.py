@@ -1798,3 +1798,28 @@ def test_round51_causes_are_claims(message):
 ])
 def test_round51_non_claims_pass(message):
     assert decision(analyze(message)) == "allow"
+
+
+@pytest.mark.parametrize("message", [
+    "The CER jump isn't a model problem. v4's scorer lowercases the references but not the hypotheses, so every capital letter counts as a substitution.",
+    "Step time is dominated by data loading: each item re-reads the whole parquet file.",
+    "手元で推論結果が全部同じクラスになってたの、エクスポート時に model.eval() してなかったからでした。",
+])
+def test_round52_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "**Describe the bug**\nTraining with `--packing` crashes after a few hundred steps. Without `--packing` it runs for the full epoch.",
+    "What this config does:\n\n- `offload_optimizer: cpu` keeps the Adam moments in host RAM, which reduces GPU memory at the cost of slower steps.",
+    "Here's what you asked for:\n\n1. The sweep script.\n2. A note on failed runs: `lr=3e-3` crashed at step 812 with a NaN loss; I left it out of the plot.",
+    "max_split_size_mb は大きなブロックを分割しない設定で、断片化による確保失敗を減らす目的で使われます。",
+    "まだ原因は絞れていません。候補は 2 つあり、どちらもあり得ると考えています。",
+    "試したこと:\n- fp32 で実行 → 変化なし\n- 別ノードで実行 → 同じ箇所でエラー",
+])
+def test_round52_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+def test_round52_a_suspicion_checked_and_dropped_is_no_claim():
+    assert "assertion" not in kinds("メモリリークを疑って 2 時間分の推移を取りましたが、メモリは横ばいでした。リークではありません。")

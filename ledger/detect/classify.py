@@ -320,6 +320,24 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
     return best
 
 
+class _Shifted:
+    """A match of the whole text seen from offset `a` (start/end/group as the slice would)."""
+
+    __slots__ = ("_m", "_a")
+
+    def __init__(self, m, a):
+        self._m, self._a = m, a
+
+    def start(self):
+        return self._m.start() - self._a
+
+    def end(self):
+        return self._m.end() - self._a
+
+    def group(self, *args):
+        return self._m.group(*args)
+
+
 def _after_our_change(r, text, plain, m):
     """「torch.compile を外したのは、コンパイルに 6 分かかって CI のタイムアウトを圧迫するためです」:
     a cue after a change of our own as the topic (`change_topic`) gives the change's motive."""
@@ -510,6 +528,12 @@ def _judge(r, lang, text, clauses, pseudo, tier, m, failure, mode, mode_label):
     # searched in the whole text so that a hedge's lookahead sees past the clause ("lowercasing
     # hypotheses but not references" is the MT sense), but only a hedge inside the clause counts
     h = r.hedge.search(text[a:])
+    if h is not None and a:
+        # a hedge's lookbehind sees the sentence, not only the clause ("lowercases the
+        # references but not the hypotheses": the clause after "but" hides the MT sense)
+        whole = r.hedge.search(text, a)
+        if whole is None or whole.start() != a + h.start():
+            h = None if whole is None else _Shifted(whole, a)
     if h is not None and h.start() >= b - a and not (
             # Japanese ends a sentence with its main predicate: 「〜非決定的なので、同じ結果になる
             # とは限りません」 hedges the reason before it too (not across 「が、」「けど」, nor
