@@ -1823,3 +1823,8 @@ def test_round52_non_claims_pass(message):
 
 def test_round52_a_suspicion_checked_and_dropped_is_no_claim():
     assert "assertion" not in kinds("メモリリークを疑って 2 時間分の推移を取りましたが、メモリは横ばいでした。リークではありません。")
+
+
+def test_not_yet_ruled_in_or_out_is_not_known_yet():
+    # under a "Verdict:" label it used to be read as a stated cause
+    assert "assertion" not in kinds("Verdict: the run diverges under fp16.\nThe learning rate is not yet ruled in or out.")[1:]
