@@ -1829,3 +1829,13 @@ def test_not_yet_ruled_in_or_out_is_not_known_yet():
     # under a "Verdict:" label it used to be read as a stated cause
     rep = analyze("Verdict: the run diverges under fp16.\nThe learning rate is not yet ruled in or out.")
     assert not [c for c in rep.claims if "ruled in or out" in c.text]
+
+
+@pytest.mark.parametrize("message", [
+    "The stall might be CPU-side: GPU utilization is low in the sample below, which would fit a loader bottleneck.",
+    "チェックポイントは 3 世代まで残す設定にしました。ディスク容量を節約するためです。",
+    "- 昨日の数値ズレは、原因を特定して修正した PR #412 がマージされました。",
+    "`configs/train.yaml` の主な項目を説明します。\n\n`zero_stage` を 3 にしていないのは、この規模だと通信量の増加に見合うメモリ削減が得られないからです。",
+])
+def test_round53_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"

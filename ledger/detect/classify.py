@@ -455,8 +455,10 @@ def _explanation(r, lang, text, plain):
                 continue
         if not verbal or not failure_term(r, head):
             continue
-        if r.unknown.search(head):
-            continue  # "I haven't looked into the two failures; both are queued for tomorrow"
+        if r.unknown.search(head) or r.hedge.search(head):
+            # "I haven't looked into the two failures; both are queued for tomorrow"; "The
+            # slowdown might be CPU-side: ..." proposes what the explanation then supports
+            continue
         if r.own_action and r.own_action.search(head):
             continue  # "I moved X out of the loop; one fold takes 3 min instead of 48": the fix and its effect
         if lang == "en" and (r.generic_when.search(head) or r.observed_head.search(head)):
