@@ -60,6 +60,12 @@ MAX_BYTES = 16 * 1024 * 1024
 # Rule edits add new joined patterns and leave the old ones behind; past this many entries a
 # save keeps only what its own process used.
 MAX_ENTRIES = 2000
+# A parsed rule pack is keyed by the file's bytes, so every edit or upgrade of a pack leaves its
+# old text and parse behind (~250 KB for en.toml), read on every Stop (~1 ms per 250 KB) while
+# far below MAX_ENTRIES. A save by a process that parsed packs drops the packs it did not use
+# once they weigh more than this; a small project or user file kept by another project's Stop
+# stays (dropping it would make two projects rewrite the cache in turn).
+STALE_TOML_BYTES = 64 * 1024
 # The flags a cached program may carry: DEBUG prints at compile time, TEMPLATE warns, LOCALE
 # depends on the locale at compile time; those go to re.compile every time.
 _CACHEABLE = IGNORECASE | MULTILINE | DOTALL | 32 | 64 | 256  # re.UNICODE, re.VERBOSE, re.ASCII
@@ -337,6 +343,11 @@ def save():
         entries.update(_new)
         if len(entries) > MAX_ENTRIES:
             entries = {k: v for k, v in entries.items() if k in _used}
+        elif any(k[0] == "toml" for k in _used):
+            stale = [k for k in entries if k[0] == "toml" and k not in _used]
+            if sum(len(k[1]) + len(entries[k]) for k in stale) > STALE_TOML_BYTES:
+                for k in stale:
+                    del entries[k]
         _write(cache_file(), entries)
     except Exception:
         return False

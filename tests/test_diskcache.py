@@ -426,3 +426,28 @@ def test_a_stop_on_a_warm_cache_imports_neither_re_nor_json(tmp_path):
                            cwd=str(tmp_path), check=True) for _ in range(2)]
     assert '"block"' in runs[1].stdout
     assert runs[1].stderr == "[]"
+
+
+def test_a_rule_pack_edited_since_is_dropped_when_it_weighs(cache, monkeypatch):
+    # every edit or upgrade of a pack leaves its old bytes and parse behind: read on every Stop
+    monkeypatch.setattr(diskcache, "STALE_TOML_BYTES", 1000)
+    old = ("[cues]\nhedge = [\n" + "  'maybe',\n" * 200 + "]\n").encode()
+    small = b"[cues]\nhedge = ['perhaps']\n"
+    cache.toml(old)
+    cache.toml(small)
+    cache.save()
+    cache._reset()
+    new = old.replace(b"maybe", b"might")
+    cache.toml(new)  # the pack as edited; the small file is not read by this process
+    cache.save()
+    cache._reset()
+    kept = {k[1] for k in cache._entries() if k[0] == "toml"}
+    assert new in kept and old not in kept
+    # below the threshold a file another process reads is kept
+    monkeypatch.setattr(diskcache, "STALE_TOML_BYTES", 10 ** 9)
+    cache.toml(small)
+    cache.toml(b"[cues]\nhedge = ['possibly']\n")
+    cache.save()
+    cache._reset()
+    kept = {k[1] for k in cache._entries() if k[0] == "toml"}
+    assert {new, small} <= kept
