@@ -190,6 +190,11 @@ def _heading_mode(r_for, text):
     return None
 
 
+def _label_mode(rules, lab):
+    """The mode a `_LABEL` match sets: "Root cause: ..." or "Hypothesis (unconfirmed): ..."."""
+    return _heading_mode(rules.for_lang, lab.group(1) + " " + (lab.group(2) or ""))
+
+
 def _explains(rules, blocks):
     """Does the message open by explaining how something works, or answer a quoted question
     about a design choice (`headings.explainer`)?"""
@@ -307,7 +312,7 @@ def analyze(message, evidence=None, rules=None):
         # "Root cause: ...", "Hypothesis 2: ...", "仮説：..." set the mode of the whole block.
         lab = _LABEL.match(text)
         if lab and b.kind != "row":
-            lm = _heading_mode(rules.for_lang, lab.group(1) + " " + (lab.group(2) or ""))
+            lm = _label_mode(rules, lab)
             if lm:
                 mode, label = lm, lab.group(1).strip()
                 bare_ok = "label"
@@ -338,7 +343,7 @@ def analyze(message, evidence=None, rules=None):
                 line = None
                 lab = _LABEL.match(s)
                 if lab:
-                    lm = _heading_mode(rules.for_lang, lab.group(1) + " " + (lab.group(2) or ""))
+                    lm = _label_mode(rules, lab)
                     if lm:
                         line = (lm, lab.group(1).strip())
             if line:
@@ -561,7 +566,24 @@ def _is_evidence_line(text, rules):
 def _scope_citations(bi, blocks, rules, lang):
     """(evidence ids, quotes) that a claim of language `lang` in block `bi` may cite."""
     prose, material = _scope(bi, blocks, rules)
-    r = rules.for_lang(lang)
+    return _citations(prose, material, rules.for_lang(lang))
+
+
+def _sentence_citations(text, bi, blocks, rules, lang, last):
+    """(evidence ids, quotes) of one sentence, and of the blocks attached after its block when
+    it is the block's last sentence."""
+    prose, material = [text], []
+    if last:
+        attached, everything = _scope(bi, blocks, rules)
+        own = set(blocks[bi].codes)
+        prose += attached[1:]  # [0] is the whole block: only this sentence of it counts
+        material = [block for block in everything if block not in own]
+    return _citations(prose, material, rules.for_lang(lang))
+
+
+def _citations(prose, material, r):
+    """The evidence ids named in `prose` (each once, in order) and the quotes a claim may cite:
+    those in `prose`, and each block of `material` whole and line by line."""
     ids = []
     seen = set()
     for text in prose:
@@ -578,35 +600,6 @@ def _scope_citations(bi, blocks, rules, lang):
         lines = [ln for ln in block.split("\n") if ln.strip()]
         if len(lines) > 1:
             quotes.extend(lines)
-    return ids, quotes
-
-
-def _sentence_citations(text, bi, blocks, rules, lang, last):
-    """(evidence ids, quotes) of one sentence, and of the blocks attached after its block when
-    it is the block's last sentence."""
-    r = rules.for_lang(lang)
-    ids = []
-    for m in r.evidence_id.finditer(text):
-        eid = (m.group(1) if m.lastindex else m.group(0)).upper()
-        if eid not in ids:
-            ids.append(eid)
-    quotes = list(quotes_in(text))
-    if last:
-        prose, material = _scope(bi, blocks, rules)
-        own = set(blocks[bi].codes)
-        for block in prose[1:]:
-            quotes.extend(quotes_in(block))
-            for m in r.evidence_id.finditer(block):
-                eid = (m.group(1) if m.lastindex else m.group(0)).upper()
-                if eid not in ids:
-                    ids.append(eid)
-        for block in material:
-            if block in own:
-                continue
-            quotes.append(block)
-            lines = [ln for ln in block.split("\n") if ln.strip()]
-            if len(lines) > 1:
-                quotes.extend(lines)
     return ids, quotes
 
 

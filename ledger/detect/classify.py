@@ -320,24 +320,6 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
     return best
 
 
-class _Shifted:
-    """A match of the whole text seen from offset `a` (start/end/group as the slice would)."""
-
-    __slots__ = ("_m", "_a")
-
-    def __init__(self, m, a):
-        self._m, self._a = m, a
-
-    def start(self):
-        return self._m.start() - self._a
-
-    def end(self):
-        return self._m.end() - self._a
-
-    def group(self, *args):
-        return self._m.group(*args)
-
-
 def _after_our_change(r, text, plain, m):
     """「torch.compile を外したのは、コンパイルに 6 分かかって CI のタイムアウトを圧迫するためです」:
     a cue after a change of our own as the topic (`change_topic`) gives the change's motive."""
@@ -347,12 +329,15 @@ def _after_our_change(r, text, plain, m):
     return ct is not None and not failure_term(r, plain[:ct.end()])
 
 
+# Where the effect named after "the reason" ends: its verb, or a comma
+_EFFECT_END = diskcache.compile(r"\s(?:is|was|'s)\s+(?:that|because|simply|just|the|a|an|its|our)\b|,")
+
+
 def _effect_clause(text):
     """The effect named after "the reason": up to its verb ("the reason this section exists in
-    the README is that ... NCCL ...": the effect is "this section exists in the README")."""
-    import re
-
-    m = re.search(r"\s(?:is|was|'s)\s+(?:that|because|simply|just|the|a|an|its|our)\b|,", text)
+    the README is that ... NCCL ...": the effect is "this section exists in the README").
+    (Compiled through the cache: a Stop whose patterns all come from it imports no `re`.)"""
+    m = _EFFECT_END.search(text)
     return text[: m.start()] if m else text
 
 
@@ -527,24 +512,23 @@ def _judge(r, lang, text, clauses, pseudo, tier, m, failure, mode, mode_label):
             # defect named first, the change behind it after
             and not (r.defect and r.defect.search(body)))):
         return None
-    # searched in the whole text so that a hedge's lookahead sees past the clause ("lowercasing
-    # hypotheses but not references" is the MT sense), but only a hedge inside the clause counts
+    # searched from the clause to the end of the text so that a hedge's lookahead sees past the
+    # clause ("lowercasing hypotheses but not references" is the MT sense), but only a hedge
+    # inside the clause counts. A hedge the clause alone holds is then taken where the whole
+    # sentence puts it, with the sentence's offsets: its lookbehind sees what comes before the
+    # clause ("lowercases the references but not the hypotheses": the clause after "but" hid it).
     h = r.hedge.search(text[a:])
     if h is not None and a:
-        # a hedge's lookbehind sees the sentence, not only the clause ("lowercases the
-        # references but not the hypotheses": the clause after "but" hides the MT sense)
-        whole = r.hedge.search(text, a)
-        if whole is None or whole.start() != a + h.start():
-            h = None if whole is None else _Shifted(whole, a)
-    if h is not None and h.start() >= b - a and not (
+        h = r.hedge.search(text, a)
+    if h is not None and h.start() >= b and not (
             # Japanese ends a sentence with its main predicate: 「〜非決定的なので、同じ結果になる
             # とは限りません」 hedges the reason before it too (not across 「が、」「けど」, nor
             # past a condition: 「〜が原因なので、切り替えれば解消するはずです」 hedges the fix)
-            lang == "ja" and not _within(r.hedge_stop, text, m.end(), a + h.start())
-            and not (r.generic_when and _within(r.generic_when, text, m.end(), a + h.start()))):
+            lang == "ja" and not _within(r.hedge_stop, text, m.end(), h.start())
+            and not (r.generic_when and _within(r.generic_when, text, m.end(), h.start()))):
         h = None
-    if h is not None and lang == "ja" and a + h.start() > m.end() and r.generic_when \
-            and _within(r.generic_when, text, m.end(), a + h.start()):
+    if h is not None and lang == "ja" and h.start() > m.end() and r.generic_when \
+            and _within(r.generic_when, text, m.end(), h.start()):
         h = None  # (the same within one clause: the hedge is the condition's prediction)
     if h is None:
         # A hedge that opens the sentence ("I think", "Probably,") covers all of it.
