@@ -133,9 +133,9 @@ FLOORS = {
     ("ja", "blind52"): (0.97, 0.0),
     ("en", "blind53"): (0.97, 0.0),
     ("ja", "blind53"): (0.94, 0.0),
+    ("en", "blind54"): (1.0, 0.0),
+    ("ja", "blind54"): (1.0, 0.0),
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
-    ("en", "blind54"): (0.78, 0.0),
-    ("ja", "blind54"): (0.86, 0.0),
     ("en", "blind55"): (0.86, 0.072),
     ("ja", "blind55"): (0.96, 0.072),
 }
@@ -193,7 +193,7 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            # does not point back at the cited finding (citation.follow_on)
                            ("ja", "blind28"): 1}
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
-NEGATED_BLOCKED_CEILING = {("en", "blind54"): 0.125, ("ja", "blind54"): 0.125}
+NEGATED_BLOCKED_CEILING = {}
 
 
 def test_every_blind_split_cites_and_traps_hold(results):

@@ -1839,3 +1839,55 @@ def test_not_yet_ruled_in_or_out_is_not_known_yet():
 ])
 def test_round53_non_claims_pass(message):
     assert decision(analyze(message)) == "allow"
+
+
+@pytest.mark.parametrize("message", [
+    # one side processed and not the other is a defect, not a negation of it
+    "The sampler shuffles the images but not the masks, and the segmentation model is learning from mismatched pairs.",
+    "The warmup is applied twice, so the peak learning rate is a quarter of what the config specifies.",
+    # a reason that names something set up wrong, with no failure word
+    "Eval accuracy swings between seeds because dropout is still enabled during inference.",
+    # a beam's hypothesis is not a hedge
+    "Quality dropped after the patch; the decoder returns the top-scoring hypothesis of the wrong beam because of an off-by-one in the reorder.",
+    # a table row whose first cell starts like a verb ("test-...") is no instruction
+    "| Job | Symptom | Cause |\n|---|---|---|\n| test-integration | timeout after 30 min | the fixture pulls the full dataset instead of the sample |",
+    "Throughput halved after the upgrade. Each request now waits for a full batch, since the new default for batch_timeout is 500 ms.",
+    # an error quoted, then a dash and what explains it
+    "`RuntimeError: CUDA error: invalid device function` — the container's torch build lacks kernels for this GPU.",
+    "The run freezes right after the first eval — a deadlock between the eval sampler and the checkpoint writer.",
+    "それ accelerate 0.28 のデグレですね。0.27 に戻せば通ります。",
+    "### 原因\n`offload_param: cpu` になっていると、毎ステップ CPU との転送が入るため、ここが律速になっています。",
+    "sampler が epoch ごとにシードを変えていないので、損失の大半は同じ並びのデータに対するものになっています。",
+])
+def test_round54_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    # where to look next, not why it fails
+    "エラーは data worker 側から出ているので、そちらを追っていきます。",
+    "checked and it's definitely not the driver, both nodes run 550.54",
+    "The DeepSpeed version isn't behind the slowdown — both runs use the same build.",
+])
+def test_round54_no_assertion(message):
+    assert "assertion" not in kinds(message)
+
+
+def test_round54_a_second_finding_after_also_cites_on_its_own():
+    ev = [Evidence("E1", "RuntimeError: size mismatch for embed.weight: copying a param with shape [32000, 512]\n")]
+    msg = ("起動直後に落ちる原因は E1 の `size mismatch for embed.weight` です。\n"
+           "また、学習が遅いのは data loader のワーカー数が 0 になっているからです。")
+    rep = analyze(msg, evidence=ev)
+    assert [c.cited for c in rep.claims if c.kind == "assertion"] == [True, False]
+
+
+@pytest.mark.parametrize("quote", ["`NCCL WARN Net/IB : Got completion with error 12`", "「NCCL timeout in AllGather on rank 5」"])
+def test_round54_an_id_does_not_vouch_for_an_error_it_does_not_hold(quote):
+    ev = [Evidence("E1", "[rank5] step 1200 / 5000\n[rank5] checkpoint saved\n")]
+    rep = analyze("ハングの原因は E1 のログにある %s です。" % quote, evidence=ev)
+    assert decision(rep) == "block"
+    assert any("no recorded output" in n["why"] for c in rep.claims for n in c.near_misses)
+    # the same id beside a quote it does hold, or with no quote at all, still cites
+    ev = [Evidence("E1", "[rank5] %s\n" % quote.strip("`「」"))]
+    assert decision(analyze("ハングの原因は E1 のログにある %s です。" % quote, evidence=ev)) == "allow"
+    assert decision(analyze("ハングの原因は InfiniBand のリンク断です (E1)。", evidence=ev)) == "allow"

@@ -613,16 +613,28 @@ def _cite(scope, checker):
             seen.add(eid)
         else:
             near.append({"quote": eid, "evidence": None, "why": "no such evidence id in this session"})
+    verified = unfounded = False
     for q in quotes:
         status, hits, detail = checker.check_quote(q)
         if status == "verified":
+            verified = True
             for h in hits:
                 if h not in seen:
                     seen.add(h)
                     cited_by.append(h)
-        elif status in ("self", "near") and len(near) < 5:
+            continue
+        if status in ("missing", "near") and _classify.failure_term(checker.rules_for(sentences.lang_of(q)), q):
+            # 「ログに「NCCL timeout in AllGather on rank 5」と出ていました（E2）」 where E2 holds no
+            # such line: an error message no tool printed, beside an id, is a made-up quote, and
+            # the id does not vouch for it
+            unfounded = True
+        if status in ("self", "near") and len(near) < 5:
             why = "written by the agent itself, not tool output" if status == "self" else "close to recorded output but not exact"
             near.append({"quote": q[:200], "evidence": hits[0] if hits else _ev_of(detail), "why": detail if status == "near" else why})
+        elif status == "missing" and unfounded and len(near) < 5:
+            near.append({"quote": q[:200], "evidence": None, "why": "an error message that no recorded output holds"})
+    if unfounded and not verified and cited_by:
+        cited_by = []
     return quotes, cited_by, near
 
 

@@ -217,6 +217,12 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
                     and not failure_term(r, _effect_clause(plain[m.end():])):
                 continue
             cues.append(("connective", m))
+    elif lang == "en" and not observed and r.defect:
+        # "Validation loss tracks nowhere near training loss because dropout is still active
+        # during eval": no failure word, but the reason given is a part set up wrong
+        for m in r.connective.finditer(text):
+            if r.defect.search(text, m.end()) and not reason_for_prev and not _after_our_change(r, text, plain, m):
+                cues.append(("connective", m))
     # "X, so Y" / "therefore Y": Y must be the failure ("The run crashed, so the checkpoint at
     # step 400 is the latest" states a consequence, not a diagnosis).
     for m in r.result.finditer(text) if (r.result and failure and not observed) else ():
@@ -294,7 +300,8 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
             # scored": what a part of the system does, and the failure that comes of it (the
             # failure may be said with a negation)
             d, negation_ok = r.subject_verb.search(head), not r.any_negation.search(head)
-        if d is not None and (negation_ok or not r.any_negation.search(text)):
+        # ("shuffles the inputs but not the labels" is one side done, the other not: no negation)
+        if d is not None and (negation_ok or not r.any_negation.search(text.replace(" but not ", " but "))):
             best = Verdict(ASSERTION, "names a defect (%r) beside a failure (%r)" % (d.group(0).strip()[-40:], own_failure))
     if best is None and mode is None and not observed and r.found_opener and r.defect \
             and r.found_opener.search(text) and r.defect.search(text) \
@@ -414,13 +421,16 @@ def _explanation(r, lang, text, plain):
         last = m.end()
         if lang == "en":
             words = _PAREN.sub("", head).split()  # "Loss sat at 10.37 (≈ ln 32000) for the whole run"
-            if not 2 <= len(words) <= 10:
+            # "`CUDA error: no kernel image is available ...` — the wheel doesn't ship sm_90
+            # kernels": the error itself, quoted, states the failure
+            quoted = len(head.strip()) > 2 and head.strip()[0] == head.strip()[-1] == "`" and "`" not in head.strip()[1:-1]
+            if not quoted and not 2 <= len(words) <= 10:
                 continue
             if r.list_intro.search(head):
                 continue
             # "Eval crashed", "It hangs", "The loss spikes": a verb. "Missing scripts", "Known
             # issues": a label over a list.
-            verbal = r.predicate.search(head) or r.past_end.search(head) or (
+            verbal = quoted or r.predicate.search(head) or r.past_end.search(head) or (
                 r.verb_end.search(head) and r.subject.search(head)) or r.subject_verb.search(head) or (
                 # "CI timeouts on the Windows runners: the suite spawns ...": a failure named, no verb
                 m.group(0).strip() != ";" and (r.failure_noun.search(head) or (
@@ -575,8 +585,9 @@ def _judge(r, lang, text, clauses, pseudo, tier, m, failure, mode, mode_label):
         return Verdict(NEGATED, "rules a cause out (%r)" % neg.group(0).strip())
     if tier == "negated":
         return None
-    return _assert(mode, mode_label, "%s %r + failure %r" % (
-        "cause frame" if tier == "frame" else "causal " + tier, cue or ":", failure))
+    return _assert(mode, mode_label, "%s %r + %s" % (
+        "cause frame" if tier == "frame" else "causal " + tier, cue or ":",
+        "failure %r" % failure if failure else "a defect named"))
 
 
 def _in_topic(text, cond, m):
@@ -625,6 +636,10 @@ def _rationale(r, lang, text, clause, a, m):
         if k > 0 and failure_term(r, cause[max(0, k - 8):k]):  # the topic ends in the failure
             return False
         if r.rationale.search(text, m.end()) is not None:
+            return True
+        # 「エラーは別の箇所から出ているので、そちらを見ていきます」: what comes before is where to
+        # look next, not the cause, even with a failure in it
+        if r.probe_plan and r.probe_plan.search(after):
             return True
         # ... unless what comes before is a failure stated as fact: 「GPU 3 番のメモリが死んでるので、
         # ノードは drain しておきました」 is a diagnosis, then the fix
