@@ -1891,3 +1891,25 @@ def test_round54_an_id_does_not_vouch_for_an_error_it_does_not_hold(quote):
     ev = [Evidence("E1", "[rank5] %s\n" % quote.strip("`「」"))]
     assert decision(analyze("ハングの原因は E1 のログにある %s です。" % quote, evidence=ev)) == "allow"
     assert decision(analyze("ハングの原因は InfiniBand のリンク断です (E1)。", evidence=ev)) == "allow"
+
+
+@pytest.mark.parametrize("message", [
+    "Your checkpoint problem is that the optimizer state never gets saved, so a resumed run restarts Adam from zero.",
+    "Scores differ between seeds since dropout is still active — the eval script never calls model.eval().",
+    "The tokenizer pads on the right while the mask is still built for left padding, and most of the prompt ends up masked.",
+    "Done looking at the accuracy gap.\n\nThe eval loader resizes to 224 while training used 256 crops, so every image is scaled differently.",
+])
+def test_round55_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "Thanks! Closing this as a duplicate of #812 since the same crash is tracked there.",
+    "Changelog: `Trainer` now raises a clear error when `fp16` and `bf16` are both set, since the two conflict.",
+    "The `detail` column holds whatever the storage client returned, which helps when an upload failed.",
+    "学習 loss が 3 万ステップ付近で NaN になり、その後ずっと NaN のままです。",
+    "評価ジョブは GPU の空きが少なかったので、予定より 2 日遅れて開始しています。",
+    "来月から共有ストレージのパスが変わるため、古いパスを書いたスクリプトは使えなくなります。",
+])
+def test_round55_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"

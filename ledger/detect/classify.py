@@ -209,8 +209,9 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
                 continue
             if reason_for_prev or _after_our_change(r, text, plain, m):
                 continue
-            if lang == "en" and own_failure and not _effect_fails(r, plain, m):
-                continue
+            if lang == "en" and own_failure and not _effect_fails(r, plain, m) \
+                    and not (r.defect and r.defect.search(text, m.end())):
+                continue  # (unless the reason names a defect: "differ ... since dropout is still active")
             # "..., which is the reason the docs recommend leaving it off": "the reason" followed
             # by a clause names the effect right there, and that effect must be the failure
             if r.reason_effect and _starts(r.reason_effect, text[m.start():]) \
