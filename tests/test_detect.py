@@ -1913,3 +1913,21 @@ def test_round55_causes_are_claims(message):
 ])
 def test_round55_non_claims_pass(message):
     assert decision(analyze(message)) == "allow"
+
+
+@pytest.mark.parametrize("message", [
+    # "so they ..." is a result unless it states a purpose ("so they can ..."); "so long ..." is
+    # one unless it is "so long as"
+    "The exporter drops the Adam moments from the state dict, so they reset to zero after every resume.",
+    "The packer was cutting at 1024 tokens while the config says 4096, so long samples lost their labels and accuracy dropped.",
+])
+def test_so_they_and_so_long_results_are_read(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "I split the shards by host so they can be cached locally, which keeps startup short.",
+    "Runs are fine so long as the batch fits in memory.",
+])
+def test_so_they_can_and_so_long_as_are_no_results(message):
+    assert decision(analyze(message)) == "allow"
