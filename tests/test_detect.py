@@ -1931,3 +1931,29 @@ def test_so_they_and_so_long_results_are_read(message):
 ])
 def test_so_they_can_and_so_long_as_are_no_results(message):
     assert decision(analyze(message)) == "allow"
+
+
+@pytest.mark.parametrize("message", [
+    "The sampler pads every batch to the longest clip in the dataset, and each step ends up processing about three times more frames than it needs to.",
+    "Turns out roughly 5% of the test prompts are also in the training data, which is why eval accuracy tracks train accuracy so closely.",
+    "The latency spike is just the page cache getting flushed whenever the writer rotates its log.",
+    "Targets are shifted twice, in the collator and again in the loss, and the model ends up learning to predict two steps ahead.",
+    "The 2x slowdown came in with 9f3e1aa, which turned off the fused optimizer by default.",
+    "スループットが日によって揺れる正体は、夜間バッチと共有している NFS の帯域です。",
+    "それ、deepspeed 0.14 で offload と activation checkpointing を併用すると固まるやつです。",
+    "AMP のスケールが 0 近くまで下がり、結果として全ステップの更新がスキップされていました。",
+    # the hedge after 「これで」 is about the fix, not the cause before it
+    "softmax を fp16 で計算していたせいでオーバーフローしていたので、これで NaN は出なくなるはずです。",
+    # 「除外していません」 of data is no ruling-out
+    "`collate` はパディング位置を除外していません。そのため accuracy が実際より低く出ています。",
+])
+def test_round56_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "This PR adds a `--trace` flag. We've been chasing slow steps by hand and this makes it one command.",
+    "まだ原因は分かっていません。OOM がピーク時の問題なのか断片化なのかを切り分けるため、設定を変えた 2 つの run を比較します。",
+])
+def test_round56_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"

@@ -245,6 +245,13 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
                 # failure, then a defect inferred from it (the cause, read backwards)
                 before_failure and r.defect and r.defect.search(text[m.end():])):
             cues.append(("result", m))
+    if not failure and not observed and lang == "en" and r.result and r.defect:
+        # "Labels are shifted twice ..., and the model ends up being trained to predict two tokens
+        # ahead": a defect, then what it ends up doing (no failure word needed after "end up")
+        for m in r.result.finditer(text):
+            if m.group(0).rstrip().endswith(("end up", "ends up", "ended up")) and r.defect.search(text[:m.start()]) \
+                    and not reason_for_prev and not _after_our_change(r, text, plain, m):
+                cues.append(("result", m))
     # "Training is slow: the dataloader is the bottleneck": a failure stated, then a colon
     # and a clause that explains it.
     if not cues and own_failure and not observed:
@@ -538,9 +545,10 @@ def _judge(r, lang, text, clauses, pseudo, tier, m, failure, mode, mode_label):
             lang == "ja" and not _within(r.hedge_stop, text, m.end(), h.start())
             and not (r.generic_when and _within(r.generic_when, text, m.end(), h.start()))):
         h = None
-    if h is not None and lang == "ja" and h.start() > m.end() and r.generic_when \
-            and _within(r.generic_when, text, m.end(), h.start()):
-        h = None  # (the same within one clause: the hedge is the condition's prediction)
+    if h is not None and lang == "ja" and h.start() > m.end() and (
+            (r.generic_when and _within(r.generic_when, text, m.end(), h.start()))
+            or _within(r.hedge_stop, text, m.end(), h.start())):
+        h = None  # (the same within one clause: the hedge is the condition's, or the fix's, prediction)
     if h is None:
         # A hedge that opens the sentence ("I think", "Probably,") covers all of it.
         h0 = r.hedge.search(text[: clauses[0][1]])
