@@ -49,12 +49,14 @@ _WORDS = None
 if _sre is not None:
     _WORDS = next((f for f in ("I", "L", "H") if memoryview(bytes(8)).cast(f).itemsize == _sre.CODESIZE), None)
 
-# 6: a prefiltered list's index is one entry ("needs", rules._INDEX_KEY + its patterns); the
+# 6: a prefiltered list's index is one entry ("needs", a prefix + its patterns); the
 # per-pattern entries of 5 are no longer read, and a file of 5 would carry them forever.
 # 7: the index holds each unit's other sets of strings, under a new key ("prefilter index 2"),
 # and a list's plan entry says whether it needs `regex`; the indexes of 6 are no longer read.
 # 8: the index's lookups are dicts ("prefilter index 3"); the indexes of 7 are no longer read.
-FORMAT = b"evidence-ledger cache 8\n"
+# 9: a list's plan and index are one entry, keyed by its joined alternation (no index key), its
+# strings stored once, a unit that is a whole pattern named by its position in the list.
+FORMAT = b"evidence-ledger cache 9\n"
 DIGEST = 4  # CRC-32, big-endian
 MAX_BYTES = 16 * 1024 * 1024
 # Rule edits add new joined patterns and leave the old ones behind; past this many entries a

@@ -269,12 +269,6 @@ def _options(items, c):
     return options
 
 
-# Prefixed to a list's patterns (joined by "|") to key its prefilter index in the disk cache;
-# no joined alternation starts with it ("(?:"), nor a pattern anyone writes. "3": the index
-# holds each unit's other sets of strings too (`_needed`), and its lookups as dicts
-# (`Matcher._index`); an index of 1 or 2 is never read.
-_INDEX_KEY = "\x00prefilter index 3\x00"
-
 _TRIGRAMS = {}  # lowered text -> the set of its runs of three characters; emptied when full
 
 
@@ -366,17 +360,22 @@ class Matcher:
         # this is any(_NEEDS_REGEX.search(p) for p in patterns) without a search and a format
         # per pattern (~1000 of each in a Stop).
         joined = "(?:%s)" % ")|(?:".join(self.patterns) if self.patterns else ""
+        index = None
         if len(self.patterns) >= _PREFILTER_FROM:
             # Whether a pattern needs `regex`, whether the alternation parses and its groups
             # are kept on disk (`_plan`): a Stop searched its lists' 80 KB of source for
             # _NEEDS_REGEX every time (~0.5 ms), and a prefiltered list loads its (large)
-            # program only when a sentence needs it all.
-            plan = diskcache.needs(joined, self.flags, _plan)
+            # program only when a sentence needs it all. The prefilter's index is kept with
+            # the plan, under the same key (`_plan_and_index`).
+            kept = diskcache.needs(joined, self.flags, self._plan_and_index)
+            if type(kept) is not tuple or len(kept) != 2:  # not what we keep: derived afresh
+                kept = self._plan_and_index(joined, self.flags)
+            plan, index = kept
         else:
             plan = _REGEX if not joined or _NEEDS_REGEX.search(joined) else None
         if plan != _REGEX:
             if plan == 0:
-                self._needs = self._requirements()
+                self._needs = self._requirements(index)
                 if self._needs is not None:
                     self._one = joined
                     return
@@ -396,14 +395,23 @@ class Matcher:
                 self.each()
         return self._one
 
-    def _requirements(self):
-        """The prefilter's index of this list (see `_index`), kept on disk as one entry: a Stop
-        reads the index of each list it searches, where rebuilding it from each pattern's
+    def _plan_and_index(self, joined, flags):
+        """What `_prepare` keeps on disk of a list of two or more patterns, under its joined
+        alternation: (`_plan`, the prefilter's index (`_index`) where the plan is 0, else None).
+
+        One entry, where the plan and the index were two, each keyed by the list's patterns
+        joined: the second key was ~140 KB of pattern text that every Stop read and kept in
+        memory for the lists the bench's message reaches."""
+        plan = _plan(joined, flags)
+        return plan, (self._index(flags) if plan == 0 else None)
+
+    def _requirements(self, index):
+        """The prefilter's `index` of this list (see `_index`), kept on disk with its plan: a
+        Stop reads the index of each list it searches, where rebuilding it from each pattern's
         entry cost ~1.3 ms. Any failure, here or in what the disk cache gave back (diskcache
         checks only the outer shape of what it reads), means no prefilter: the list is
         searched whole, as before."""
         try:
-            index = diskcache.needs(_INDEX_KEY + "|".join(self.patterns), self.flags, self._index)
             if index is None:
                 return None
             count, sources, by_string, by_start, short, more, always, empty = index
@@ -427,8 +435,9 @@ class Matcher:
         self._more = more
         return range(count)  # one per unit: what `_needs` is asked is whether it is None, and its length
 
-    def _index(self, key, flags):
-        """From what each pattern needs (`_units`): (the number of units, each unit's source,
+    def _index(self, flags):
+        """From what each pattern needs (`_units`): (the number of units, each unit's source
+        (a branch's text, or for a unit that is a whole pattern its position in the list),
         {each needed string: the units that need it (none for a string only in `more`)},
         {the first three characters of each string of 3+: the strings that start with them},
         the strings of one or two, {unit: its other sets of strings} for each unit that has
@@ -437,7 +446,11 @@ class Matcher:
         diskcache keeps them; where the units or strings are one, the one, not a tuple of it.
 
         The lookups are dicts as marshal builds them, where tuples zipped into dicts after the
-        load cost a Stop ~0.4 ms more (and ~50 more pages) for the lists it prepares."""
+        load cost a Stop ~0.4 ms more (and ~50 more pages) for the lists it prepares. Each
+        string is one object wherever it is named (marshal stores an object named twice once,
+        and loads it once): `more` named its own copies of ~4,000 strings, and each unit its
+        whole pattern's text, which the list holds. With the plan in the same entry, the
+        bench's cache 969 -> 845 KB, and what a Stop loads from it 1.84 -> 1.53 MB."""
         try:
             # Each pattern parsed here, not kept on disk one by one: a warm Stop reads only the
             # index, and a rule edit re-derives the lists it changed (a few ms, once).
@@ -445,7 +458,7 @@ class Matcher:
         except Exception:  # a pattern re parses differently alone: no prefilter
             return None
         sources, needs, empty, more = [], [], [], []
-        for pattern, units in zip(self.patterns, found):
+        for position, units in enumerate(found):
             for source, width, groups, strings, others in units:
                 if groups != 0:
                     return None
@@ -453,7 +466,7 @@ class Matcher:
                     empty.append(len(sources))
                 if others:
                     more.append((len(sources), others))
-                sources.append(pattern if source is None else source)
+                sources.append(position if source is None else source)
                 needs.append(strings)
         by_string = {}
         for i, strings in enumerate(needs):
@@ -467,9 +480,11 @@ class Matcher:
         for s in by_string:
             if len(s) >= 3:
                 by_start.setdefault(s[:3], []).append(s)
+        same = {s: s for s in by_string}  # each string as by_string names it
+        more = {i: tuple(tuple(same[s] for s in strings) for strings in others) for i, others in more}
         return (len(sources), tuple(sources), {s: _one_or_all(v) for s, v in by_string.items()},
                 {start: _one_or_all(v) for start, v in by_start.items()},
-                tuple(s for s in by_string if len(s) < 3), dict(more),
+                tuple(s for s in by_string if len(s) < 3), more,
                 tuple(i for i, strings in enumerate(needs) if strings is None), tuple(empty))
 
     def _candidates(self, text):
@@ -517,7 +532,10 @@ class Matcher:
                 if self._single[i] is None:
                     # (not `_compile`: a unit is part of a pattern, and no pattern of a
                     # prefiltered list needs `regex`, see _prepare)
-                    self._single[i] = diskcache.compile(self._sources[i], self.flags)
+                    source = self._sources[i]
+                    if source.__class__ is int:  # a whole pattern, by its position (see _index)
+                        source = self.patterns[source]
+                    self._single[i] = diskcache.compile(source, self.flags)
         except Exception:
             self._needs = None
             return None
