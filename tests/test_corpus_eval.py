@@ -139,9 +139,9 @@ FLOORS = {
     ("ja", "blind55"): (0.97, 0.0),
     ("en", "blind56"): (0.94, 0.0),
     ("ja", "blind56"): (1.0, 0.0),
+    ("en", "blind57"): (0.92, 0.025),
+    ("ja", "blind57"): (1.0, 0.0),
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
-    ("en", "blind57"): (0.86, 0.096),
-    ("ja", "blind57"): (0.96, 0.025),
     ("en", "blind58"): (0.83, 0.0),
     ("ja", "blind58"): (0.88, 0.048),
 }

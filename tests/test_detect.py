@@ -1957,3 +1957,22 @@ def test_round56_causes_are_claims(message):
 ])
 def test_round56_non_claims_pass(message):
     assert decision(analyze(message)) == "allow"
+
+
+@pytest.mark.parametrize("message", [
+    "Your driver is 470 and the wheel targets CUDA 12.1, which is why torch.cuda.is_available() comes back False.",
+    "OOM at 8k context: activation memory. The recompute flag was never forwarded to the model builder, so every layer keeps its activations.",
+    "1 つ目の原因はドライバです。`CUDA driver version is insufficient` と出ています。\n2 つ目として、学習が遅いのは DataLoader のワーカーが 0 のせいです。",
+])
+def test_round57_causes_are_claims(message):
+    assert decision(analyze(message, evidence=[Evidence("E1", "RuntimeError: CUDA driver version is insufficient for CUDA runtime version\n")])) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "Two runs failed with OOM at batch size 128 and I've requeued them at 96, because the budget doesn't leave room for another retry.",
+    "The reason for streaming is that the full test set doesn't fit in memory on the eval boxes.",
+    "Spot nodes are preempted without warning, which is why we checkpoint every 15 minutes instead of every epoch.",
+    "すみません、私の確認漏れのせいで共有が遅くなりました。",
+])
+def test_round57_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"

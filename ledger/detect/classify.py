@@ -680,14 +680,22 @@ def _rationale(r, lang, text, clause, a, m):
         return False
     if r.rationale.search(head):
         return True
+    # "The reason for streaming is that ...": the cue opens the reason for a choice of ours
+    rm = r.rationale.search(text[m.start():])
+    if rm is not None and rm.start() == 0:
+        return True
     # "That is why I deleted it", "hence we pinned it": what follows a look-back connective is
     # the agent's own action, the effect of the diagnosis, not a cause.
     if look_back and ((r.own_action and r.own_action.search(text[m.end():]))
-                                          or r.rationale.search(text, m.end())
+                                          # (a slice, so that "^we checkpoint ..." matches at its start)
+                                          or r.rationale.search(text[m.end():].lstrip(" ,"))
                                           # "That's why you need to call set_epoch()": advice
                                           or r.instruction.search(text[m.end():])):
         return True  # "..., which is why the partitioning log is worth reading": advice, a choice
     if not head.strip(" ,*_"):
+        # "..., and I've requeued them at 96, because ...": the clause before is our own action
+        if a and r.rationale.search(text[max(0, a - 80):a]) is not None:
+            return True
         # "Because X, I renamed it": the action follows the first comma.
         comma = text.find(",", m.end())
         return comma >= 0 and r.rationale.search(text, comma) is not None
