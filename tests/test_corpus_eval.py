@@ -60,7 +60,7 @@ FLOORS = {
     ("en", "blind16"): (0.92, 0.0),
     ("ja", "blind16"): (0.92, 0.0),
     ("en", "blind17"): (0.88, 0.03),
-    ("ja", "blind17"): (0.92, 0.03),
+    ("ja", "blind17"): (0.97, 0.0),
     ("en", "blind18"): (0.92, 0.03),
     ("ja", "blind18"): (0.92, 0.03),
     ("en", "blind19"): (0.92, 0.0),
@@ -141,9 +141,9 @@ FLOORS = {
     ("ja", "blind56"): (1.0, 0.0),
     ("en", "blind57"): (0.92, 0.025),
     ("ja", "blind57"): (1.0, 0.0),
+    ("en", "blind58"): (1.0, 0.0),
+    ("ja", "blind58"): (1.0, 0.0),
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
-    ("en", "blind58"): (0.83, 0.0),
-    ("ja", "blind58"): (0.88, 0.048),
     ("en", "blind59"): (0.83, 0.12),
     ("ja", "blind59"): (0.91, 0.048),
 }

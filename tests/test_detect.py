@@ -1976,3 +1976,30 @@ def test_round57_causes_are_claims(message):
 ])
 def test_round57_non_claims_pass(message):
     assert decision(analyze(message)) == "allow"
+
+
+@pytest.mark.parametrize("message", [
+    "The tokenizer pads on the left for the encoder, and that's what shifts every position and tanks the accuracy.",
+    "Turns out the resume loaded the EMA weights, so training restarts from a model that's 3k steps behind.",
+    "bf16 isn't supported on the T4s, and the fallback to fp32 is the reason each step takes four times longer.",
+    "The eval job was loading `best.pt` from the previous experiment directory, which is why the numbers didn't move after retraining.",
+    "The sampler sorts by length inside each batch but never reorders the targets. Predictions and targets are misaligned, and accuracy reads as chance.",
+    # after "That's why", "looks like" says how the effect looks
+    "CUDA graphs capture the optimizer step and the LR tensor gets frozen. That's why your loss curve looks like it was trained with a constant LR.",
+    "問題は zero_grad() を backward の後に呼んでいた点で、勾配が毎ステップ消えていました。",
+    "再現性が取れない理由は cudnn.benchmark=True によるアルゴリズム選択です。",
+    "メモリリークの元は、loss をそのまま list に溜めていることです。",
+    "昨夜のジョブが止まってた件、/data が 100% になってチェックポイントの保存で落ちてました。",
+    "Recall が 1.0 になる件、評価コードのバグです。",
+    "max_new_tokens がデフォルトの 20 のままなので、出力が途中で切れてるだけです。",
+])
+def test_round58_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "## この記事について\n原因を一発で特定するのは難しいため、この記事では計測の方法に絞って説明します。",
+    "gradient accumulation では loss を累積回数で割ってから backward します。そうしないと勾配が回数倍に膨らむためです。",
+])
+def test_round58_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"

@@ -556,6 +556,11 @@ def _judge(r, lang, text, clauses, pseudo, tier, m, failure, mode, mode_label):
             # "I'm not sure about the tokenizer part, but the main issue is clear: ...": a
             # contrast ends the hedge's reach
             h = h0
+    if h is not None and lang == "en" and tier == "connective" and h.start() >= m.end() \
+            and r.look_back.search(m.group(0)) and h.group(0).strip().lower().startswith(("look", "seem", "appear")):
+        # "That's why your loss curve looks like it was trained with a constant LR": after a
+        # look-back cue comes the effect, and "looks like" says how it looks, not how sure we are
+        h = None
     if h is not None and r.certain and r.certain.search(text, h.end()) is not None:
         h = None  # 「〜だと思いますよ、じゃなくて確実にそれです」: the hedge is taken back
     if h is not None and r.named_hypothesis and r.named_hypothesis.search(h.group(0)):
