@@ -2003,3 +2003,29 @@ def test_round58_causes_are_claims(message):
 ])
 def test_round58_non_claims_pass(message):
     assert decision(analyze(message)) == "allow"
+
+
+@pytest.mark.parametrize("message", [
+    "Only rank 0 ran eval and it calls `dist.barrier()` inside the metric, so rank 0 sat waiting for ranks already in the next all_reduce.",
+    "The BLEU of 3.1 is an eval bug, not the model.",
+    "Eval perplexity is inflated by about 15%: the evaluation uses a stride equal to the window, so every chunk starts with no context.",
+    "ok so mystery solved re: the weird val curve\nthe val set got regenerated with the new dedup script and ~8% of it now overlaps train",
+    "`torch.cuda.is_available()` が False になる問題、結論から言うとホスト側に nvidia-container-toolkit が入っていなかっただけでした。",
+    "調べてみると、8 GPU にすると all-reduce の帯域が律速になっていたのです。",
+    "わかったこと:\n- つまりハングに見えていたのは、実際には保存待ちでした",
+])
+def test_round59_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    # grounds for a question, not a claim
+    "Could the accuracy drop be the new resize interpolation? That's the only preprocessing change between the runs.",
+    "## Changes\n- `train.py`: moved the eval/train switch into the helper so callers can't forget it.\n- `collate.py`: padding side is configurable; it defaults to `right` because that's what the checkpoints were trained with.",
+    "A loss stuck at ln(10) usually means uniform predictions. Common causes are a learning rate that's too high or a softmax applied twice.",
+    "The user asked me to make the training script fail loudly on NaN, so it now raises instead of silently skipping the step.",
+    "まず所要時間を計測します。原因が分かった段階で、修正方針をご相談させてください。",
+    "再現できました。ステップ 400 で落ちます。まだ原因の調査には入っていません。",
+])
+def test_round59_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"

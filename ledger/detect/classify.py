@@ -24,6 +24,8 @@ from .. import diskcache
 ASSERTION, HYPOTHESIS, NEGATED = "assertion", "hypothesis", "negated"
 # A negated frame in a sentence like these rules a cause out even without failure words.
 _RANK = {ASSERTION: 3, NEGATED: 2, HYPOTHESIS: 1}
+# The first words of a yes/no question, which proposes a cause rather than states one
+_YES_NO = {"could", "can", "is", "are", "was", "were", "might", "would", "does", "did", "do", "has", "have", "should"}
 
 
 def _spans(matches):
@@ -140,7 +142,9 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
         mode = ASSERTION
     failure = failure_term(r, plain)
     own_failure = failure
-    if not failure and prev_plain and r.anaphora.search(text):
+    if not failure and prev_plain and r.anaphora.search(text) \
+            and prev_plain.lstrip(" >*_").split(" ", 1)[0].lower() not in _YES_NO:
+        # (not after "Could the drop be X?": "That's the only change" gives grounds for the question)
         failure = failure_term(r, prev_plain)
     if not failure and mode in (ASSERTION, HYPOTHESIS) and not finding:
         # under "Findings" a connective still needs a failure word: "register() → inserts a row"
@@ -313,7 +317,7 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
             best = Verdict(ASSERTION, "names a defect (%r) beside a failure (%r)" % (d.group(0).strip()[-40:], own_failure))
     if best is None and mode is None and not observed and r.found_opener and r.defect \
             and r.found_opener.search(text) and r.defect.search(text) \
-            and not r.any_negation.search(text) and not r.rationale.search(text):
+            and not _negated_outside(r, text, r.defect.search(text)) and not r.rationale.search(text):
         # "Turns out the eval script was reading checkpoint-500 instead of checkpoint-5000, so the
         # BLEU is from a barely trained model.": a finding announced, and what it found is a
         # part set up wrong
@@ -333,6 +337,11 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
     if ruled_out and best is not None and best.kind == ASSERTION:
         best = Verdict(NEGATED, "under a ruled-out heading: %s" % best.reason)
     return best
+
+
+def _negated_outside(r, text, d):
+    """A negation in `text` outside the defect `d` names (「入っていなかった」 is the defect itself)."""
+    return r.any_negation.search(text[:d.start()] + " " + text[d.end():]) is not None
 
 
 def _after_our_change(r, text, plain, m):
@@ -415,6 +424,8 @@ def stated(r, text):
 
 # "Loss sat at 10.37 (≈ ln 32000) for the whole run": a parenthesis is not part of the head
 _PAREN = diskcache.compile(r"\([^()]*\)")
+# A Japanese sentence that ends in the past: 「〜になっていたのです」「〜でした」
+_PAST_END = diskcache.compile(r"(?:た|でした|ました)(?:のです|んです|のでした)?[。.!！]?\s*$")
 
 
 def _explanation(r, lang, text, plain):
@@ -506,6 +517,9 @@ def _judge(r, lang, text, clauses, pseudo, tier, m, failure, mode, mode_label):
     if r.question.search(body.rstrip()):
         return Verdict(HYPOTHESIS, "question proposing a cause (%r)" % cue)
     cond = r.conditional.search(body) or (first and r.conditional.search(text[: clauses[0][1]]))
+    if cond and lang == "ja" and (cond.group(0).startswith("と、") or cond.group(0).endswith("と")) \
+            and _PAST_END.search(text):
+        cond = None  # 「8 GPU にすると all-reduce の帯域が律速になっていたのです」: what happened, not a supposition
     if cond and not (lang == "ja" and _in_topic(text, cond, m)):
         return Verdict(HYPOTHESIS, "conditional (%r)" % cue)
     if r.unknown.search(clause):
