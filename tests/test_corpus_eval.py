@@ -145,9 +145,9 @@ FLOORS = {
     ("ja", "blind58"): (1.0, 0.0),
     ("en", "blind59"): (0.94, 0.025),
     ("ja", "blind59"): (1.0, 0.025),
+    ("en", "blind60"): (0.97, 0.0),
+    ("ja", "blind60"): (1.0, 0.0),
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
-    ("en", "blind60"): (0.86, 0.025),
-    ("ja", "blind60"): (0.96, 0.025),
     ("en", "blind61"): (0.88, 0.025),
     ("ja", "blind61"): (0.96, 0.144),
 }
@@ -204,7 +204,9 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            # a paragraph of its own, has no quote of its own, and its cause
                            # does not point back at the cited finding (citation.follow_on)
                            ("ja", "blind28"): 1,
-                           # held out, not read: its first run blocked one cited answer
+                           # ja_blind60.txt:205: after the cited claim and its quoted log
+                           # line, a paragraph that reads the log further ("the other ranks
+                           # run ALLREDUCE at the same SeqNum") quotes nothing of its own
                            ("ja", "blind60"): 1}
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
 NEGATED_BLOCKED_CEILING = {}

@@ -2029,3 +2029,24 @@ def test_round59_causes_are_claims(message):
 ])
 def test_round59_non_claims_pass(message):
     assert decision(analyze(message)) == "allow"
+
+
+@pytest.mark.parametrize("message", [
+    "The eval loader was reusing the train transforms, which is why val accuracy bounced around between identical runs.",
+    "Your BLEU is low since sacrebleu gets tokenized references while the hypotheses are detokenized.",
+    "Problem was the GradScaler being built inside the loop, so its scale reset to 65536 every step.",
+    "Why the job froze at the end of epoch 1 — uneven data across ranks.",
+    "評価スクリプトの argmax が `dim=0` で取られています。\nF1 が 0.07 になっている件はこれです。",
+])
+def test_round60_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "## Changes\n- `train.py`: added `--max-steps` so smoke tests can stop early.\n- `loader.py`: the buffer size is now read from the config instead of being hard-coded.",
+    "Why bf16 instead of fp16 for this run: bf16 has the same exponent range as fp32, so it does not need loss scaling.",
+    "The issue was successfully resolved by making the tests accept both responses.",
+    "val_accuracy が 0.5 のまま変わりません。原因が全く分からず困っています。",
+])
+def test_round60_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
