@@ -147,9 +147,9 @@ FLOORS = {
     ("ja", "blind59"): (1.0, 0.025),
     ("en", "blind60"): (0.97, 0.0),
     ("ja", "blind60"): (1.0, 0.0),
+    ("en", "blind61"): (0.89, 0.0),
+    ("ja", "blind61"): (0.97, 0.0),
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
-    ("en", "blind61"): (0.88, 0.025),
-    ("ja", "blind61"): (0.96, 0.144),
     ("en", "blind62"): (0.86, 0.096),
     ("ja", "blind62"): (0.96, 0.025),
 }

@@ -2050,3 +2050,16 @@ def test_round60_causes_are_claims(message):
 ])
 def test_round60_non_claims_pass(message):
     assert decision(analyze(message)) == "allow"
+
+
+@pytest.mark.parametrize("message", [
+    "Two candidate causes for the wrong WER, neither verified:\n- the normalizer might be lowercasing the reference only;\n- the resampler could be truncating long files.\nI'll write a 10-utterance fixture to tell them apart.",
+    "推論が遅い件、以下の計測結果までは取れました。",
+    "NCCL_DEBUG=INFO を付けると、選ばれた通信路がログに出るので、ハング調査の最初の一手として便利です。",
+    "先週 CI が不安定だったので、今日は依存関係のピン留めだけ先にマージします。",
+    "こうしておくと、後で issue を書くときにも再現手順をそのまま貼れるので便利です。",
+    "ユーザーから「原因はいいので、とりあえず動く状態に戻してほしい」と依頼されたので、前日のコミットに戻しました。",
+    "- exp21〜exp24 は完走、exp25 は step 12,000 で落ちたので再投入済み",
+])
+def test_round61_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"

@@ -171,6 +171,8 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
                  and ((r.own_action and r.own_action.search(prev_plain)) or r.rationale.search(prev_plain)
                       or r.instruction.search(prev_plain)))))
     for m in r.cause_frame.finditer(text):
+        if lang == "ja" and text.count("「", 0, m.start()) > text.count("」", 0, m.start()):
+            continue  # 「原因はいいので、とりあえず戻してほしい」と依頼された: someone else's words, quoted
         # 「...からです」「...ためです」 gives a reason; it is a diagnosis only when a failure is
         # in this sentence or the one before (「落ちました。メモリ不足のためです。」), not for a
         # choice (「bf16 を使っています。指数範囲が同じだからです。」).
