@@ -152,6 +152,8 @@ FLOORS = {
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
     ("en", "blind62"): (0.86, 0.096),
     ("ja", "blind62"): (0.96, 0.025),
+    ("en", "blind63"): (0.84, 0.048),
+    ("ja", "blind63"): (0.91, 0.025),
 }
 
 
@@ -211,7 +213,7 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            # run ALLREDUCE at the same SeqNum") quotes nothing of its own
                            ("ja", "blind60"): 1}
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
-NEGATED_BLOCKED_CEILING = {}
+NEGATED_BLOCKED_CEILING = {("en", "blind63"): 0.125}
 
 
 def test_every_blind_split_cites_and_traps_hold(results):
