@@ -149,9 +149,9 @@ FLOORS = {
     ("ja", "blind60"): (1.0, 0.0),
     ("en", "blind61"): (0.89, 0.0),
     ("ja", "blind61"): (0.97, 0.0),
+    ("en", "blind62"): (0.92, 0.072),
+    ("ja", "blind62"): (0.97, 0.0),
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
-    ("en", "blind62"): (0.86, 0.096),
-    ("ja", "blind62"): (0.96, 0.025),
     ("en", "blind63"): (0.84, 0.048),
     ("ja", "blind63"): (0.91, 0.025),
 }

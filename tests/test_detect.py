@@ -2063,3 +2063,20 @@ def test_round60_non_claims_pass(message):
 ])
 def test_round61_non_claims_pass(message):
     assert decision(analyze(message)) == "allow"
+
+
+@pytest.mark.parametrize("message", [
+    # "make X look like" is a causative, not a hedge
+    "The problem was `HF_HOME` living on NFS: every rank re-hashes the cache at startup, and that's what made the first 20 minutes look like a hang.",
+    "The wrong BLEU comes from scoring against pre-tokenized references: sacrebleu tokenizes the hypotheses itself.",
+])
+def test_round62_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "- 13B run: queued; waiting for the second reservation block because the scheduler won't give us 32 nodes before Friday.",
+    "雨のせいで電車が止まってるので今日はリモートにします。",
+])
+def test_round62_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"

@@ -577,6 +577,9 @@ def _judge(r, lang, text, clauses, pseudo, tier, m, failure, mode, mode_label):
         # "That's why your loss curve looks like it was trained with a constant LR": after a
         # look-back cue comes the effect, and "looks like" says how it looks, not how sure we are
         h = None
+    if h is not None and lang == "en" and h.group(0).strip().lower().startswith("look like") \
+            and any(w in text[max(0, h.start() - 50):h.start()] for w in ("made ", "make ", "makes ", "making ")):
+        h = None  # "that's what made the first 20 minutes look like a hang": a causative, no hedge
     if h is not None and r.certain and r.certain.search(text, h.end()) is not None:
         h = None  # 「〜だと思いますよ、じゃなくて確実にそれです」: the hedge is taken back
     if h is not None and r.named_hypothesis and r.named_hypothesis.search(h.group(0)):
@@ -719,7 +722,8 @@ def _rationale(r, lang, text, clause, a, m):
             return True
         # "Because X, I renamed it": the action follows the first comma.
         comma = text.find(",", m.end())
-        return comma >= 0 and r.rationale.search(text, comma) is not None
+        # (a slice: "^we pin ..." matches only at the start of what it is given)
+        return comma >= 0 and r.rationale.search(text[comma + 1:].lstrip()) is not None
     return False
 
 
@@ -741,6 +745,7 @@ def _by_mode(r, lang, text, mode, mode_label):
     if h is not None:
         return Verdict(HYPOTHESIS, "hedged (%r) under %r" % (h.group(0).strip(), mode_label))
     n = r.negated.search(body)
-    if n is not None:
+    if n is not None and not (r.defect and r.defect.search(body)):
+        # (under "Root cause", "unscale_ is never called before clipping" names a defect)
         return Verdict(NEGATED, "rules a cause out (%r) under %r" % (n.group(0).strip(), mode_label))
     return Verdict(ASSERTION, "stated under %r" % mode_label)
