@@ -572,14 +572,8 @@ def _judge(r, lang, text, clauses, pseudo, tier, m, failure, mode, mode_label):
             # "I'm not sure about the tokenizer part, but the main issue is clear: ...": a
             # contrast ends the hedge's reach
             h = h0
-    if h is not None and lang == "en" and tier == "connective" and h.start() >= m.end() \
-            and r.look_back.search(m.group(0)) and h.group(0).strip().lower().startswith(("look", "seem", "appear")):
-        # "That's why your loss curve looks like it was trained with a constant LR": after a
-        # look-back cue comes the effect, and "looks like" says how it looks, not how sure we are
+    if h is not None and lang == "en" and _says_how_it_looks(r, text, tier, m, h):
         h = None
-    if h is not None and lang == "en" and h.group(0).strip().lower().startswith("look like") \
-            and any(w in text[max(0, h.start() - 50):h.start()] for w in ("made ", "make ", "makes ", "making ")):
-        h = None  # "that's what made the first 20 minutes look like a hang": a causative, no hedge
     if h is not None and r.certain and r.certain.search(text, h.end()) is not None:
         h = None  # 「〜だと思いますよ、じゃなくて確実にそれです」: the hedge is taken back
     if h is not None and r.named_hypothesis and r.named_hypothesis.search(h.group(0)):
@@ -621,6 +615,20 @@ def _judge(r, lang, text, clauses, pseudo, tier, m, failure, mode, mode_label):
     return _assert(mode, mode_label, "%s %r + %s" % (
         "cause frame" if tier == "frame" else "causal " + tier, cue or ":",
         "failure %r" % failure if failure else "a defect named"))
+
+
+def _says_how_it_looks(r, text, tier, m, h):
+    """Is the English hedge `h` ("looks like", "seems", "appears") a description of how the
+    effect looks rather than doubt about the cause?
+    - after a look-back cue, in the effect: "That's why your loss curve looks like it was
+      trained with a constant LR";
+    - after a causative: "that's what made the first 20 minutes look like a hang"."""
+    said = h.group(0).strip().lower()
+    if tier == "connective" and h.start() >= m.end() and r.look_back.search(m.group(0)) \
+            and said.startswith(("look", "seem", "appear")):
+        return True
+    return said.startswith("look like") and any(
+        w in text[max(0, h.start() - 50):h.start()] for w in ("made ", "make ", "makes ", "making "))
 
 
 def _in_topic(text, cond, m):
@@ -745,7 +753,6 @@ def _by_mode(r, lang, text, mode, mode_label):
     if h is not None:
         return Verdict(HYPOTHESIS, "hedged (%r) under %r" % (h.group(0).strip(), mode_label))
     n = r.negated.search(body)
-    if n is not None and not (r.defect and r.defect.search(body)):
-        # (under "Root cause", "unscale_ is never called before clipping" names a defect)
+    if n is not None:
         return Verdict(NEGATED, "rules a cause out (%r) under %r" % (n.group(0).strip(), mode_label))
     return Verdict(ASSERTION, "stated under %r" % mode_label)
