@@ -2080,3 +2080,25 @@ def test_round62_causes_are_claims(message):
 ])
 def test_round62_non_claims_pass(message):
     assert decision(analyze(message)) == "allow"
+
+
+@pytest.mark.parametrize("message", [
+    # "never triggers" is a failure: the 'so' before it states what the defect does
+    "The scaler is built but `unscale_()` is never invoked before clipping, so the clip never triggers.",
+    # a default's rationale in the past tense still names a cause
+    "We turned it off by default because it caused the NCCL hang on 2.18.",
+    "ホストのドライバが 470 系なので、コンテナからは GPU が見えません。",
+])
+def test_round62b_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    # why a setting is off by default: what it would do, not what went wrong
+    "`torch.use_deterministic_algorithms` is off by default because it makes some kernels slower.",
+    "`gradient_checkpointing` recomputes activations in the backward pass; we keep it off by default because that recompute costs a third more step time.",
+    # a standing practice of ours and what it is for
+    "Since the base image moves every month, we pin it to a digest so every runner gets the same CUDA build.",
+])
+def test_round62b_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"

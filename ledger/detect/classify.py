@@ -200,6 +200,8 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
         cues.append(("frame", m))
     if failure and not observed:
         for m in r.cause_verb.finditer(text):
+            if _why_default(r, text, m):
+                continue
             if not _after_our_change(r, text, plain, m):
                 cues.append(("verb", m))
         for m in r.connective.finditer(text):
@@ -235,7 +237,10 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
     for m in r.result.finditer(text) if (r.result and failure and not observed) else ():
         if reason_for_prev or _after_our_change(r, text, plain, m):
             continue  # a reason for the sentence before, like the connectives above
-        if r.purpose and r.purpose.search(text[:m.end()]):
+        if r.purpose and (r.purpose.search(text[:m.end()])
+                          # "Since the nodes get reimaged, we pin the image so ...": the clause
+                          # after the last comma (a slice: the patterns are anchored)
+                          or r.purpose.search(text[text.rfind(",", 0, m.start()) + 1:m.end()])):
             continue  # "Added CUDA_LAUNCH_BLOCKING=1 so the traceback points at the kernel": a purpose
         if r.purpose_after and r.purpose_after.search(text[m.end():]) \
                 and ((r.own_action and r.own_action.search(text[:m.start()])) or r.rationale.search(text[:m.start()])):
@@ -661,6 +666,16 @@ def _our_choice_topic(r, text, fail_text, end):
         and not failure_term(r, fail_text[:t.end()])
 
 
+def _why_default(r, text, m):
+    """Is the cause verb `m` what a setting would do, given as the reason it is off by default
+    ("it's off by default because it makes results non-deterministic")? Not a past event: "...
+    because it caused the hang" still claims."""
+    if not r.rationale or m.group(0).split()[-1].endswith("ed"):
+        return False
+    return any(x.end() <= m.start() and x.group(0).rstrip().endswith("because")
+               for x in r.rationale.finditer(text[:m.start()]))
+
+
 def _rationale(r, lang, text, clause, a, m):
     """Is the connective `m` the reason for the agent's own action rather than a failure's?"""
     if not r.rationale:
@@ -711,6 +726,10 @@ def _rationale(r, lang, text, clause, a, m):
         # look-back connective explains is a failure, so the clause before it is its cause
         return False
     if r.rationale.search(head):
+        return True
+    # "we leave it off by default because ...": a rationale pattern that ends with the cue itself
+    rc = r.rationale.search(text[a:m.end()])
+    if rc is not None and rc.end() == m.end() - a:
         return True
     # "The reason for streaming is that ...": the cue opens the reason for a choice of ours
     rm = r.rationale.search(text[m.start():])
