@@ -151,9 +151,11 @@ FLOORS = {
     ("ja", "blind61"): (0.97, 0.0),
     ("en", "blind62"): (0.92, 0.072),
     ("ja", "blind62"): (0.97, 0.0),
-    # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
     ("en", "blind63"): (0.84, 0.048),
     ("ja", "blind63"): (0.91, 0.025),
+    # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
+    ("en", "blind64"): (0.89, 0.0),
+    ("ja", "blind64"): (0.94, 0.048),
 }
 
 
@@ -211,9 +213,11 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            # ja_blind60.txt:205: after the cited claim and its quoted log
                            # line, a paragraph that reads the log further ("the other ranks
                            # run ALLREDUCE at the same SeqNum") quotes nothing of its own
-                           ("ja", "blind60"): 1}
+                           ("ja", "blind60"): 1,
+                           # held out, not read: its first run
+                           ("en", "blind64"): 1}
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
-NEGATED_BLOCKED_CEILING = {("en", "blind63"): 0.125}
+NEGATED_BLOCKED_CEILING = {("en", "blind63"): 0.125, ("ja", "blind64"): 0.125}
 
 
 def test_every_blind_split_cites_and_traps_hold(results):
