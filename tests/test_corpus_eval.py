@@ -151,8 +151,8 @@ FLOORS = {
     ("ja", "blind61"): (0.97, 0.0),
     ("en", "blind62"): (0.92, 0.072),
     ("ja", "blind62"): (0.97, 0.0),
-    ("en", "blind63"): (0.84, 0.048),
-    ("ja", "blind63"): (0.91, 0.025),
+    ("en", "blind63"): (0.97, 0.0),
+    ("ja", "blind63"): (1.0, 0.0),
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
     ("en", "blind64"): (0.89, 0.0),
     ("ja", "blind64"): (0.94, 0.048),
@@ -217,7 +217,7 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            # held out, not read: its first run
                            ("en", "blind64"): 1}
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
-NEGATED_BLOCKED_CEILING = {("en", "blind63"): 0.125, ("ja", "blind64"): 0.125}
+NEGATED_BLOCKED_CEILING = {("ja", "blind64"): 0.125}
 
 
 def test_every_blind_split_cites_and_traps_hold(results):

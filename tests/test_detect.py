@@ -2102,3 +2102,45 @@ def test_round62b_causes_are_claims(message):
 ])
 def test_round62b_non_claims_pass(message):
     assert decision(analyze(message)) == "allow"
+
+
+@pytest.mark.parametrize("message", [
+    # a failure named without the usual words: ranks idle at a barrier, low utilisation, a
+    # metric 'killed', an N-point gap, a number higher than the real one
+    "The sampler gives rank 3 one extra batch per epoch, and the remaining ranks sit idle at the all-reduce.",
+    "Your GPU util is low because the collate function decodes JPEGs on the main process.",
+    "Mixing the two tokenizers is what kills val accuracy.",
+    "The 4-point gap comes from evaluating with greedy decoding instead of beam search.",
+    "The reported accuracy is higher than the real one because the test set overlaps with train.",
+    # 見つからない is a verb, not the particle から; the claim is in せいです
+    "ログ出力先が見つからないというエラーは、HOME が読み取り専用のマウントを指しているせいです。",
+    "凍結の条件が逆になっているので、loss が全く下がりません。",
+    "/dev/shm が 64MB しかなく、ワーカーが共有メモリを確保できずに落ちていました。",
+    # symptom → the mechanism, in a lab-notebook line
+    "推論が遅い件 → トークナイザを毎リクエストで読み込み直している。",
+])
+def test_round63_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    # a subjectless list of our own steps: 'killed' is one of them
+    "- Reran 300 steps, killed the trainer, resumed; the loss picks up where it left off.",
+    "This script prints the driver and CUDA versions for bug reports.",
+    "設定ファイルが見つからないエラーが出ています。",
+    "NaN の件 → 今 fp32 で再実行して確認しています。",
+    # an observation that fits the hypothesis, not yet checked
+    "ディスクが遅いのではないかと思っています。I/O 待ちが多いのはその見立てと矛盾しませんが、まだ確認できていません。",
+])
+def test_round63_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+@pytest.mark.parametrize("message", [
+    "Whatever is stalling the all-reduce, it isn't the network: the same hang shows up on a single node.",
+    "Not a race: the counter is only touched by rank 0, and the hang persists with one worker.",
+    "メモリの断片化は関係なさそうです。",
+])
+def test_round63_ruled_out_causes_are_negated(message):
+    assert decision(analyze(message)) == "allow"
+    assert "negated" in kinds(message)

@@ -200,7 +200,7 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
         cues.append(("frame", m))
     if failure and not observed:
         for m in r.cause_verb.finditer(text):
-            if _why_default(r, text, m):
+            if _why_default(r, text, m) or _our_step(r, text, m):
                 continue
             if not _after_our_change(r, text, plain, m):
                 cues.append(("verb", m))
@@ -664,6 +664,14 @@ def _our_choice_topic(r, text, fail_text, end):
     t = r.rationale.search(text[:end])
     return t is not None and t.group(0).rstrip("、, ").endswith(("のは", "理由は")) \
         and not failure_term(r, fail_text[:t.end()])
+
+
+def _our_step(r, text, m):
+    """"Ran 200 steps, killed the job, resumed": a cause verb with no subject of its own, in a
+    list of steps that opens with one of ours, is another step of ours."""
+    before = text[:m.start()].rstrip()
+    return bool(r.own_action) and before.endswith((",", ";")) and "," in m.group(0) + before \
+        and r.own_action.search(before) is not None and not failure_term(r, before)
 
 
 def _why_default(r, text, m):
