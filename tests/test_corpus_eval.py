@@ -153,9 +153,9 @@ FLOORS = {
     ("ja", "blind62"): (0.97, 0.0),
     ("en", "blind63"): (0.97, 0.0),
     ("ja", "blind63"): (1.0, 0.0),
+    ("en", "blind64"): (0.97, 0.0),
+    ("ja", "blind64"): (1.0, 0.0),
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
-    ("en", "blind64"): (0.89, 0.0),
-    ("ja", "blind64"): (0.94, 0.048),
     ("en", "blind65"): (0.86, 0.048),
     ("ja", "blind65"): (0.89, 0.0),
 }
@@ -215,11 +215,9 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            # ja_blind60.txt:205: after the cited claim and its quoted log
                            # line, a paragraph that reads the log further ("the other ranks
                            # run ALLREDUCE at the same SeqNum") quotes nothing of its own
-                           ("ja", "blind60"): 1,
-                           # held out, not read: its first run
-                           ("en", "blind64"): 1}
+                           ("ja", "blind60"): 1}
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
-NEGATED_BLOCKED_CEILING = {("ja", "blind64"): 0.125, ("ja", "blind65"): 0.125}
+NEGATED_BLOCKED_CEILING = {("ja", "blind65"): 0.125}
 
 
 def test_every_blind_split_cites_and_traps_hold(results):

@@ -2144,3 +2144,48 @@ def test_round63_non_claims_pass(message):
 def test_round63_ruled_out_causes_are_negated(message):
     assert decision(analyze(message)) == "allow"
     assert "negated" in kinds(message)
+
+
+@pytest.mark.parametrize("message", [
+    # the failure IS a thing: "the <failure> [when/where] was <the thing>"
+    "honestly the slowdown on the A100 pool was the NFS home dir, nothing else.",
+    "The OOM yesterday was the eval loop keeping every logit on the GPU.",
+    # a failure, then what a change of ours lost
+    "Loss plateaus after 2k steps; the warmup schedule was removed in the trainer refactor.",
+    # 状態 + ために is a reason, not a purpose; 「原因＝」 names it
+    "`CUDA error: invalid device function` は、古いアーキテクチャ向けにビルドされた wheel を使っているために出ています。",
+    "学習が遅い原因＝前処理を毎エポックやり直していること。",
+])
+def test_round64_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "The crash was a segfault in the tokenizer worker.",
+    # あらためて holds no ため; two symptoms in a row are no diagnosis
+    "結果が出たら、あらためて原因をまとめて報告します。",
+    "- run-17: 3k ステップで loss が発散して停止。ログは保存済み。",
+])
+def test_round64_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+@pytest.mark.parametrize("message", [
+    "ok it's not NCCL, the same stall shows up with gloo.",
+    "律速はディスク I/O 以外のところにあります。num_workers を 4 倍にしてもステップ時間は変わりません。",
+])
+def test_round64_ruled_out_causes_are_negated(message):
+    assert decision(analyze(message)) == "allow"
+    assert "negated" in kinds(message)
+
+
+def test_round64_what_a_cited_discrepancy_consists_of_draws_on_its_quote():
+    message = (
+        "## Root cause\nThe eval job loads a tokenizer other than the one the model was trained with. "
+        "Its log says so plainly:\n\n"
+        "```\nvocab_size=50257 but checkpoint wte has 50260 rows\n```\n\n"
+        "The three extra rows are the tool-call markers added during SFT, so the markers get split "
+        "into plain subwords and the tool-use score drops.")
+    ev = [Evidence("E1", "loading checkpoint...\nvocab_size=50257 but checkpoint wte has 50260 rows\n",
+                   "python eval.py")]
+    assert decision(analyze(message, evidence=ev)) == "allow"
