@@ -155,9 +155,9 @@ FLOORS = {
     ("ja", "blind63"): (1.0, 0.0),
     ("en", "blind64"): (0.97, 0.0),
     ("ja", "blind64"): (1.0, 0.0),
+    ("en", "blind65"): (0.94, 0.0),
+    ("ja", "blind65"): (1.0, 0.0),
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
-    ("en", "blind65"): (0.86, 0.048),
-    ("ja", "blind65"): (0.89, 0.0),
     ("en", "blind66"): (0.73, 0.0),
     ("ja", "blind66"): (0.92, 0.0),
 }
@@ -219,7 +219,7 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            # run ALLREDUCE at the same SeqNum") quotes nothing of its own
                            ("ja", "blind60"): 1}
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
-NEGATED_BLOCKED_CEILING = {("ja", "blind65"): 0.125, ("en", "blind66"): 0.125}
+NEGATED_BLOCKED_CEILING = {("en", "blind66"): 0.125}
 
 
 def test_every_blind_split_cites_and_traps_hold(results):

@@ -2189,3 +2189,35 @@ def test_round64_what_a_cited_discrepancy_consists_of_draws_on_its_quote():
     ev = [Evidence("E1", "loading checkpoint...\nvocab_size=50257 but checkpoint wte has 50260 rows\n",
                    "python eval.py")]
     assert decision(analyze(message, evidence=ev)) == "allow"
+
+
+@pytest.mark.parametrize("message", [
+    # a part that differs between eval and training, then the number that is off
+    "Val accuracy is 3 points below the paper. The eval transform center-crops at 256, while training used 224 crops.",
+    "Latency doubled after the upgrade: the new scheduler batches prefill chunks and delays decode for every other request.",
+    "The trace says about 60% of step time is spent in the optimizer step, which means the fused kernel is not being used.",
+    # 'every X <verb>s the ...' is a clause that explains
+    "Epochs are slow: every worker reopens the tar shard for each sample.",
+    "前処理が 1 スレッドで回っていて、GPU へのデータ供給が追いついていません。",
+    "検証指標を reset せずに使い回していたので、予測値がどんどん蓄積されていました。",
+    # 「さらに、」 opens a second finding; オーバーヘッドがかかる is a failure
+    "さらに、毎回 tokenizer をロードし直しているので、1 件ごとに 200ms のオーバーヘッドがかかっています。",
+])
+def test_round65_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "Changelog: dropped the deprecated `--old_loader` flag due to lack of use.",
+    # 'since' an event: when, not why
+    "Our jobs have been stuck in PENDING since the network outage this morning, can someone take a look?",
+    "なので、タイトルの「v2 で壊れた」は違うかなと思います。",
+])
+def test_round65_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+def test_round65_it_is_not_the_case_that_x_causes_it_rules_x_out():
+    message = "学習率のスケジュールが精度差を生んでいるということはなさそうです。3 通り試してもすべて 71% 前後でした。"
+    assert decision(analyze(message)) == "allow"
+    assert "negated" in kinds(message)
