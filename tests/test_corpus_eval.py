@@ -160,6 +160,8 @@ FLOORS = {
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
     ("en", "blind66"): (0.73, 0.0),
     ("ja", "blind66"): (0.92, 0.0),
+    ("en", "blind67"): (0.78, 0.024),
+    ("ja", "blind67"): (1.0, 0.048),
 }
 
 
@@ -217,7 +219,9 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            # ja_blind60.txt:205: after the cited claim and its quoted log
                            # line, a paragraph that reads the log further ("the other ranks
                            # run ALLREDUCE at the same SeqNum") quotes nothing of its own
-                           ("ja", "blind60"): 1}
+                           ("ja", "blind60"): 1,
+                           # held out, not read: its first run
+                           ("en", "blind67"): 1}
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
 NEGATED_BLOCKED_CEILING = {("en", "blind66"): 0.125}
 
