@@ -157,9 +157,9 @@ FLOORS = {
     ("ja", "blind64"): (1.0, 0.0),
     ("en", "blind65"): (0.94, 0.0),
     ("ja", "blind65"): (1.0, 0.0),
+    ("en", "blind66"): (1.0, 0.0),
+    ("ja", "blind66"): (1.0, 0.0),
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
-    ("en", "blind66"): (0.73, 0.0),
-    ("ja", "blind66"): (0.92, 0.0),
     ("en", "blind67"): (0.78, 0.024),
     ("ja", "blind67"): (1.0, 0.048),
 }
@@ -223,7 +223,7 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            # held out, not read: its first run
                            ("en", "blind67"): 1}
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
-NEGATED_BLOCKED_CEILING = {("en", "blind66"): 0.125}
+NEGATED_BLOCKED_CEILING = {}  # none at present: every blind split keeps <= 10%
 
 
 def test_every_blind_split_cites_and_traps_hold(results):

@@ -2221,3 +2221,37 @@ def test_round65_it_is_not_the_case_that_x_causes_it_rules_x_out():
     message = "学習率のスケジュールが精度差を生んでいるということはなさそうです。3 通り試してもすべて 71% 前後でした。"
     assert decision(analyze(message)) == "allow"
     assert "negated" in kinds(message)
+
+
+@pytest.mark.parametrize("message", [
+    # the failure's kind named; points lost; run-to-run variance; "what's hanging X is Y"
+    "That's a version mismatch: the wheel was built for CUDA 12.4 and the driver tops out at 12.2.",
+    "The int8 model loses 9 points on MMLU because the embedding table is quantised too.",
+    "Run-to-run variance comes from the non-deterministic scatter_add in the loss.",
+    "What's hanging the eval at the first batch is rank 0 downloading the metric script alone.",
+    # utilisation at a low number, then a part left unpinned
+    "GPU utilization sits at 40%. The batches aren't pinned, so every transfer blocks the stream.",
+    "val loss plateau at 1.8 is the LR schedule, it decays to zero at step 3k",
+    "RL rollouts return identical completions for every prompt; the sampler config silently overrides our temperature.",
+    "The TensorRT engine returns different logits: the plugin drops the padding mask at FP16.",
+    "its the cuda graphs + dynamic shapes combo, the replays crash on the last partial batch",
+    # "hypothesis" in the MT sense is no hedge
+    "Accuracy fell from 78 to 12 after the merge — the label map is applied twice on every example.",
+    "BLEU dropped to 3 after the refactor — detokenization now runs twice on each hypothesis.",
+    "おー、それ CUDA のバージョンが合ってないからだわ。",
+    "精度が実態より高く見えていたのは、重複サンプルに数字が引っ張られていたためです。",
+    "rank 3 以外のプロセスが固まっている。rank 3 だけが barrier を飛ばす分岐に入っている。",
+])
+def test_round66_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    # both reasons after the dash and the semicolon belong to the ruling-out
+    "Not a dataloader stall — the queue is never empty; the GPU trace shows the gaps inside the optimizer step.",
+    "fwiw its not flash-attn, same NaN with the eager kernel",
+    "データローダの問題は外しました。合成データでも同じ速度でした。",
+])
+def test_round66_ruled_out_causes_are_negated(message):
+    assert decision(analyze(message)) == "allow"
+    assert "negated" in kinds(message)

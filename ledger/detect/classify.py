@@ -505,7 +505,9 @@ def _explanation(r, lang, text, plain):
             continue
         # "Not a memory leak: RSS is flat", "This isn't an NCCL issue — one node hangs too": what
         # follows a ruled-out cause is the reason for ruling it out, not a diagnosis.
-        if r.negated.search(head):
+        if r.negated.search(head) or r.negated.search(plain[:m.start()]):
+            # (also across an earlier separator: "Not a memory leak — allocated memory stays
+            # flat; only the reserved pool grows" gives two reasons for ruling it out)
             continue
         return m
     return None
