@@ -159,9 +159,9 @@ FLOORS = {
     ("ja", "blind65"): (1.0, 0.0),
     ("en", "blind66"): (1.0, 0.0),
     ("ja", "blind66"): (1.0, 0.0),
+    ("en", "blind67"): (0.97, 0.0),
+    ("ja", "blind67"): (1.0, 0.0),
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
-    ("en", "blind67"): (0.78, 0.024),
-    ("ja", "blind67"): (1.0, 0.048),
     ("en", "blind68"): (0.84, 0.024),
     ("ja", "blind68"): (0.94, 0.0),
 }
@@ -223,7 +223,7 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            # run ALLREDUCE at the same SeqNum") quotes nothing of its own
                            ("ja", "blind60"): 1,
                            # held out, not read: its first run
-                           ("en", "blind67"): 1, ("ja", "blind68"): 1}
+                           ("ja", "blind68"): 1}
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
 NEGATED_BLOCKED_CEILING = {("ja", "blind68"): 0.125}
 

@@ -2255,3 +2255,45 @@ def test_round66_causes_are_claims(message):
 def test_round66_ruled_out_causes_are_negated(message):
     assert decision(analyze(message)) == "allow"
     assert "negated" in kinds(message)
+
+
+@pytest.mark.parametrize("message", [
+    # a dash with no spaces; 'speculative decoding' is no hedge
+    "Latency tripled after the bump—the new release turned speculative decoding on by default.",
+    # the failure IS a thing, also when that thing is a mechanism with no article
+    "The loss explosion at step 900 is a single malformed row with a 60k-token line.",
+    "Reward collapse after 300 updates is reward hacking: the KL penalty is far too small.",
+    "Calling scheduler.step() per micro-batch instead of per optimizer step is why the LR reaches zero a third of the way in.",
+    "It's TF32 matmuls that make the same seed give different loss curves on A100s.",
+    "The resume path loads the base weights, so training restarts from scratch — hence the loss jumping back to 3.1.",
+    "its the accelerate 1.1 change to gradient accumulation, loss gets scaled wrong and the grads end up tiny",
+])
+def test_round67_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    # a count of the problems that follow, and our fix
+    "Two separate problems in the eval run; both are fixed on `fix/eval`.",
+    # a root-cause section that opens by saying there is none yet; 'before the scheduler killed
+    # it' says when
+    "## Root cause\nUnknown so far. The job hangs on roughly 1 in 4 launches, and I could not get a stack dump before the scheduler killed it.",
+    # a PR's 理由 section gives the change's motive
+    "## 概要\nログ出力を YAML で設定できるようにしました。\n\n## 理由\nチームごとに出力先が違うため、ハードコードだと変えづらかったからです。",
+    # how empty_cache works: a memory that does not shrink is no failure here
+    "`torch.cuda.empty_cache()` は未使用のキャッシュを返すだけなので、参照中のテンソルの分は減りません。",
+])
+def test_round67_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+@pytest.mark.parametrize("message", [
+    "Checked the NCCL versions: all nodes run 2.21.5, so a version mismatch can't explain the hang.",
+    "- ドライバ: 同じノードで別のジョブは正常に動くので除外",
+    "- NCCL: 2.18 と 2.19 のどちらでも再現するので関係なし",
+    "seed の固定漏れではありません。決定的アルゴリズムを有効にしても差は変わりませんでした。",
+    "AMP はシロでした。fp32 でも同じステップで NaN が出ます。",
+])
+def test_round67_ruled_out_causes_are_negated(message):
+    assert decision(analyze(message)) == "allow"
+    assert "negated" in kinds(message)

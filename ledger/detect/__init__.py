@@ -337,6 +337,16 @@ def analyze(message, evidence=None, rules=None):
         line = None  # (mode, label) of a "**Expected:** ..." line inside the block
         for a, e in sentences.split(text):
             s = text[a:e]
+            if not a and bare_ok is True and mode == "assertion" and len(s.split()) <= 8 \
+                    and rules.for_lang(sentences.lang_of(s)).unknown.search(_unemph(s)):
+                # "## Root cause / Unknown so far. The job hangs on 1 in 5 launches ...": the
+                # section opens by saying the cause is not known, as a heading saying so would;
+                # what follows in it is observation
+                for k in range(len(stack) - 1, -1, -1):
+                    if stack[k][1] == mode:
+                        stack[k] = (stack[k][0], None, stack[k][2])
+                        break
+                mode, label = None, None
             if a and "\n" in text[max(0, a - 3):a]:
                 # A bug report's "**What happened:** ... / **Expected:** ..." lines, one paragraph:
                 # each line's label sets the mode of that line, as a block's first label does
