@@ -164,6 +164,8 @@ FLOORS = {
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
     ("en", "blind68"): (0.84, 0.024),
     ("ja", "blind68"): (0.94, 0.0),
+    ("en", "blind69"): (0.84, 0.0),
+    ("ja", "blind69"): (0.94, 0.024),
 }
 
 
@@ -225,7 +227,7 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            # held out, not read: its first run
                            ("ja", "blind68"): 1}
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
-NEGATED_BLOCKED_CEILING = {("ja", "blind68"): 0.125}
+NEGATED_BLOCKED_CEILING = {("ja", "blind68"): 0.125, ("en", "blind69"): 0.125}
 
 
 def test_every_blind_split_cites_and_traps_hold(results):
