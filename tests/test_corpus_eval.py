@@ -161,9 +161,9 @@ FLOORS = {
     ("ja", "blind66"): (1.0, 0.0),
     ("en", "blind67"): (0.97, 0.0),
     ("ja", "blind67"): (1.0, 0.0),
+    ("en", "blind68"): (0.97, 0.0),
+    ("ja", "blind68"): (1.0, 0.0),
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
-    ("en", "blind68"): (0.84, 0.024),
-    ("ja", "blind68"): (0.94, 0.0),
     ("en", "blind69"): (0.84, 0.0),
     ("ja", "blind69"): (0.94, 0.024),
 }
@@ -224,10 +224,11 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            # line, a paragraph that reads the log further ("the other ranks
                            # run ALLREDUCE at the same SeqNum") quotes nothing of its own
                            ("ja", "blind60"): 1,
-                           # held out, not read: its first run
+                           # ja_blind68.txt:185: under 「## 結論」 a conclusion that joins three
+                           # cited findings into one chain quotes nothing of its own
                            ("ja", "blind68"): 1}
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
-NEGATED_BLOCKED_CEILING = {("ja", "blind68"): 0.125, ("en", "blind69"): 0.125}
+NEGATED_BLOCKED_CEILING = {("en", "blind69"): 0.125}
 
 
 def test_every_blind_split_cites_and_traps_hold(results):

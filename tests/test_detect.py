@@ -2297,3 +2297,37 @@ def test_round67_non_claims_pass(message):
 def test_round67_ruled_out_causes_are_negated(message):
     assert decision(analyze(message)) == "allow"
     assert "negated" in kinds(message)
+
+
+@pytest.mark.parametrize("message", [
+    "That's why resuming costs ~0.4 in loss: the optimizer state is not saved, so Adam restarts from zeroed moments.",
+    # a failure, then a part set where it should not be, a default that changed, a state not restored
+    "Loss plateaus at 1.9 from epoch 2 on. Weight decay is being applied to the LayerNorm weights as well, which pins them to zero.",
+    "p99 latency jumped to 700 ms after the upgrade. The new version disables CUDA graphs by default above 256 sequences, and we run 512.",
+    "The resumed run doesn't pick up at the right batch. The sampler state isn't restored, so the first part of the epoch is seen again.",
+    "Reward hacking in the RLHF run: the KL coefficient is reset to 0 after warmup, so nothing keeps the policy close to the reference.",
+    "worker のメモリ増加は、巨大な list への参照カウント更新で copy-on-write が起き、ページが複製されることで引き起こされています。",
+    # 「DDP にすると」 is the topic, not a condition; 「しか見ていない」 is no "not looked at yet"
+    "DDP にすると精度が落ちるのは、BatchNorm が各 GPU の統計しか見ていないからです。",
+])
+def test_round68_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "Temperature 0 makes decoding greedy, so outputs are identical apart from floating-point nondeterminism in the kernels.",
+    # what we will do next, under a conclusion heading
+    "## 結論\n`max_grad_norm: 1.0` を設定して step 8000 の checkpoint から再開します。",
+])
+def test_round68_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+@pytest.mark.parametrize("message", [
+    "nah not the NIC, a single-node run is just as slow per step",
+    "We can rule out label noise: relabelling 500 samples by hand changed nothing.",
+    "num_workers=0 にしても同じ step で止まるので、原因は別のところにあります。",
+])
+def test_round68_ruled_out_causes_are_negated(message):
+    assert decision(analyze(message)) == "allow"
+    assert "negated" in kinds(message)

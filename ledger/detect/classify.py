@@ -294,7 +294,7 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
         if best is not None and best.kind == ASSERTION:
             break
     if best is None and not cues and mode is None and not observed and prev_plain and r.defect \
-            and not (own_failure and r.any_negation.search(text)) \
+            and not (own_failure and _negation_outside_defect(r, text)) \
             and not (r.additive and r.additive.search(text)) \
             and r.defect.search(text) and _symptom(r, lang, prev_plain):
         # "The second node hangs at init. NCCL_SOCKET_IFNAME points to docker0 on that host."
@@ -415,6 +415,13 @@ def _within(matcher, text, pos, endpos):
     """`pattern.search(text, pos, endpos)` for a rule list: a match between pos and endpos."""
     m = matcher.search(text, pos)
     return m is not None and m.end() <= endpos
+
+
+def _negation_outside_defect(r, text):
+    """A negation in `text` other than inside its defect ("The sampler state isn't restored"
+    negates as the defect itself; "The loss doesn't move" states another symptom)."""
+    d = r.defect.search(text)
+    return any(not (d and d.start() <= n.start() < d.end()) for n in r.any_negation.finditer(text))
 
 
 def _symptom(r, lang, text):
