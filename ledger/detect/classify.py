@@ -679,7 +679,7 @@ def _our_step(r, text, m):
     """"Ran 200 steps, killed the job, resumed": a cause verb with no subject of its own, in a
     list of steps that opens with one of ours, is another step of ours."""
     before = text[:m.start()].rstrip()
-    return bool(r.own_action) and before.endswith((",", ";")) and "," in m.group(0) + before \
+    return bool(r.own_action) and before.endswith((",", ";")) \
         and r.own_action.search(before) is not None and not failure_term(r, before)
 
 
