@@ -163,9 +163,9 @@ FLOORS = {
     ("ja", "blind67"): (1.0, 0.0),
     ("en", "blind68"): (0.97, 0.0),
     ("ja", "blind68"): (1.0, 0.0),
+    ("en", "blind69"): (0.97, 0.0),
+    ("ja", "blind69"): (1.0, 0.0),
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
-    ("en", "blind69"): (0.84, 0.0),
-    ("ja", "blind69"): (0.94, 0.024),
     ("en", "blind70"): (0.82, 0.072),
     ("ja", "blind70"): (0.97, 0.048),
 }
@@ -230,7 +230,7 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            # cited findings into one chain quotes nothing of its own
                            ("ja", "blind68"): 1}
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
-NEGATED_BLOCKED_CEILING = {("en", "blind69"): 0.125, ("en", "blind70"): 0.125}
+NEGATED_BLOCKED_CEILING = {("en", "blind70"): 0.125}
 
 
 def test_every_blind_split_cites_and_traps_hold(results):

@@ -2331,3 +2331,38 @@ def test_round68_non_claims_pass(message):
 def test_round68_ruled_out_causes_are_negated(message):
     assert decision(analyze(message)) == "allow"
     assert "negated" in kinds(message)
+
+
+@pytest.mark.parametrize("message", [
+    "Low GPU util is the JPEG decoding in the dataset. It runs on one core and the GPU idles between steps.",
+    "the model produces garbage after a few tokens in batched generation because the tokenizer pads on the right.",
+    "LR never leaves warmup — the scheduler got the total step count as warmup steps. That's the whole reason the loss curve looks flat.",
+    # after a semicolon, a clause on what was just named explains; it restates no symptom
+    "Grad norm spikes every 500 steps; those batches blow up the attention logits.",
+    "So the eval numbers differ between 1 and 8 GPUs: the sampler pads the val set with duplicates.",
+    "The env workers all produce identical trajectories: the seed is derived before the workers fork.",
+    "テストの accuracy 98% はリーク。同じ患者の画像が train と test に入っている。",
+    # っぽい describes the symptom in the topic, it hedges no cause
+    "生成結果が壊れているっぽいのはそういうこと。",
+])
+def test_round69_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    # a verb of output with its failure as the object states the symptom alone
+    "The rollout workers all produce identical trajectories.",
+    "The model produces garbage after a few tokens.",
+    "RL rollouts were producing identical samples for every prompt.",
+    # a list under "the cause is not settled, these are suspect" holds hypotheses
+    "## 状況\n原因はまだ確定していませんが、以下が疑わしいと考えています。\n\n"
+    "1. softmax を bf16 で計算していることによる精度低下\n2. 評価時だけ autocast が効いていないこと",
+])
+def test_round69_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+def test_round69_it_cannot_be_x_rules_x_out():
+    message = "It can't be the pinned memory — you get the same 2 it/s with pin_memory=False, so that's not your bottleneck."
+    assert decision(analyze(message)) == "allow"
+    assert "negated" in kinds(message)

@@ -167,7 +167,9 @@ def _heading_mode(r_for, text):
         return None
     r = r_for(sentences.lang_of(t))
     if r.unknown.search(t):
-        return None  # "Root cause still unknown. What we know:" heads observations
+        # "Root cause still unknown. What we know:" heads observations; "原因はまだ確定していません
+        # が、以下が疑わしいと考えています。" heads suspects
+        return "hypothesis" if r.hypothesis.search(t) else None
     if r.negated.search(t) or r.ruled_out.search(t):
         # "Ruled out so far:", 「原因ではなかったもの」: what follows is why each suspect is not the
         # cause ("- **Corrupted checkpoint**: the sha256 matches"), reported as ruled out.

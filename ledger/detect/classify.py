@@ -200,7 +200,7 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
         cues.append(("frame", m))
     if failure and not observed:
         for m in r.cause_verb.finditer(text):
-            if _why_default(r, text, m) or _our_step(r, text, m):
+            if _why_default(r, text, m) or _our_step(r, text, m) or _inside_failure(r, text, m):
                 continue
             if not _after_our_change(r, text, plain, m):
                 cues.append(("verb", m))
@@ -436,6 +436,8 @@ def stated(r, text):
         r.hedge, r.question, r.conditional, r.instruction, r.unknown, r.negated, r.own_action))
 
 
+# "those sequences", "these batches": a clause that opens on something the clause before named
+_ANAPHORIC_START = diskcache.compile(r"\s*(?:[Tt]hose|[Tt]hese)\s+[a-z]")
 # "Loss sat at 10.37 (≈ ln 32000) for the whole run": a parenthesis is not part of the head
 _PAREN = diskcache.compile(r"\([^()]*\)")
 # A Japanese sentence that ends in the past: 「〜になっていたのです」「〜でした」
@@ -502,7 +504,11 @@ def _explanation(r, lang, text, plain):
             continue
         # "Training diverged; the loss hit NaN at step 200" restates the symptom: after a
         # semicolon only a clause without failure words explains it.
-        if m.group(0).strip() == ";" and ((failure_term(r, plain[m.end():]) and not (r.defect and r.defect.search(tail)))
+        if m.group(0).strip() == ";" and ((failure_term(r, plain[m.end():]) and not (r.defect and r.defect.search(tail))
+                                           # "...lining up with the shards that hold the long
+                                           # documents; those sequences blow up the logits": a
+                                           # clause about what the head just named explains it
+                                           and not _ANAPHORIC_START.match(tail))
                                           # "...; nothing is printed and all GPUs report 100%": more symptoms
                                           or r.observed_tail.search(tail)
                                           # "Loss still diverges after the patch; the curve is
@@ -673,6 +679,22 @@ def _our_choice_topic(r, text, fail_text, end):
     t = r.rationale.search(text[:end])
     return t is not None and t.group(0).rstrip("、, ").endswith(("のは", "理由は")) \
         and not failure_term(r, fail_text[:t.end()])
+
+
+def _inside_failure(r, text, m):
+    """Is the cause verb `m` a verb of output that is part of the failure itself ("The model
+    produces garbage", "rollouts were producing identical samples")? Then the sentence states a
+    symptom, not its cause. ("The upgrade broke the loader": there the verb names the cause.)"""
+    verb = m.group(0).split()[-1].lower() if m.group(0).split() else ""
+    if not verb.startswith(_OUTPUT_VERBS):
+        return False
+    # the sentence's first failure holds the verb or is its object right after it (not "the VAE
+    # overflows in fp16, produces NaNs": there a failure before it produces the next)
+    f = r.failure.search(text)
+    return f is not None and f.start() <= m.end() + 1 and f.end() > m.start()
+
+
+_OUTPUT_VERBS = ("produc", "generat", "output", "return", "emit", "give", "gave", "predict", "spit")
 
 
 def _our_step(r, text, m):
