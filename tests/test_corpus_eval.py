@@ -168,6 +168,8 @@ FLOORS = {
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
     ("en", "blind70"): (0.82, 0.072),
     ("ja", "blind70"): (0.97, 0.048),
+    ("en", "blind71"): (0.89, 0.024),
+    ("ja", "blind71"): (0.89, 0.024),
 }
 
 
@@ -228,7 +230,9 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            ("ja", "blind60"): 1,
                            # ja_blind68.txt:185: under 「## 結論」 a conclusion that joins three
                            # cited findings into one chain quotes nothing of its own
-                           ("ja", "blind68"): 1}
+                           ("ja", "blind68"): 1,
+                           # held out, not read: its first run
+                           ("ja", "blind71"): 1}
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
 NEGATED_BLOCKED_CEILING = {("en", "blind70"): 0.125}
 
