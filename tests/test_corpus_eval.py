@@ -165,9 +165,9 @@ FLOORS = {
     ("ja", "blind68"): (1.0, 0.0),
     ("en", "blind69"): (0.97, 0.0),
     ("ja", "blind69"): (1.0, 0.0),
+    ("en", "blind70"): (0.97, 0.0),
+    ("ja", "blind70"): (1.0, 0.0),
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
-    ("en", "blind70"): (0.82, 0.072),
-    ("ja", "blind70"): (0.97, 0.048),
     ("en", "blind71"): (0.89, 0.024),
     ("ja", "blind71"): (0.89, 0.024),
 }
@@ -234,7 +234,7 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            # held out, not read: its first run
                            ("ja", "blind71"): 1}
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
-NEGATED_BLOCKED_CEILING = {("en", "blind70"): 0.125}
+NEGATED_BLOCKED_CEILING = {}  # none at present: every blind split keeps <= 10%
 
 
 def test_every_blind_split_cites_and_traps_hold(results):

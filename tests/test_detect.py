@@ -2366,3 +2366,42 @@ def test_round69_it_cannot_be_x_rules_x_out():
     message = "It can't be the pinned memory — you get the same 2 it/s with pin_memory=False, so that's not your bottleneck."
     assert decision(analyze(message)) == "allow"
     assert "negated" in kinds(message)
+
+
+@pytest.mark.parametrize("message", [
+    # "what the config suggests" hedges nothing
+    "## Root cause\nThe OOM at step 1 is from max_length=8192 in the collator: every batch is padded to the full context, "
+    "so activation memory is about 4x what the config suggests.",
+    "Reward collapsed around iteration 200. The reference logprobs were computed with a different chat template than the policy's, so the KL term was huge from the start.",
+    "The loss has a sawtooth with a 20-step period: the scheduler expects epochs but we step it every batch.",
+    # "is fine" inside a contrast rules nothing out
+    "Batched generation outputs garbage while single-sample generation is fine, which comes down to right padding.",
+    "Loss scaler keeps skipping steps. The custom LayerNorm casts to fp16 before computing the variance, and that overflows.",
+    "The 70B fine-tune OOMs on 8 GPUs as FSDP wraps the whole model as a single unit.",
+    "loss 横ばいの件わかった、weight decay が LayerNorm と bias にもかかってて正則化が強すぎ。",
+])
+def test_round70_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "Suspect the calibration set is too small. Worth rerunning with 512 samples before we blame the kernel.",
+    "Seeding isn't it either.",
+    "Gradient accumulation is correct, so the plateau has to come from somewhere else.",
+    # frozen weights, a deliberate timeout, a doc section on a tool, a log with no errors in it
+    "LoRA keeps the base weights frozen and learns a low-rank update, so trainable parameters scale with r.",
+    "To cause a deliberate NCCL timeout in the test, the fixture sleeps on rank 1.",
+    "## `torch.compile` について\n初回の呼び出しではグラフのキャプチャとコード生成が行われるので、最初の数 step は時間がかかります。",
+    "推論サーバが 503 を返し続けていて、Pod のログにはエラーが何も出ていません。",
+])
+def test_round70_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+@pytest.mark.parametrize("message", [
+    "I checked the sampler theory and it doesn't hold — every rank gets the same number of batches, so uneven shards can't be why rank 2 stalls.",
+    "ドライバはシロ。535 と 550 の両方で同じ NaN が出ます。",
+])
+def test_round70_ruled_out_causes_are_negated(message):
+    assert decision(analyze(message)) == "allow"
+    assert "negated" in kinds(message)
