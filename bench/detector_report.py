@@ -3,6 +3,8 @@
     python3 bench/detector_report.py            # the table (markdown)
     python3 bench/detector_report.py --errors   # also every item it gets wrong
     python3 bench/detector_report.py --json
+    python3 bench/detector_report.py --save /tmp/before.json --hold blind71   # then change a rule,
+    python3 bench/detector_report.py --compare /tmp/before.json --hold blind71  # FIXED / BROKE items
 
 The corpus and its format are described in tests/corpus/README.md. `tests/test_corpus_eval.py`
 runs the same evaluation as a regression floor.
@@ -242,14 +244,51 @@ def table(results):
     return "\n".join(out)
 
 
+def wrong_keys(results):
+    """{"splits": [...], "wrong": [...]}: where each item the detector gets wrong lies, for
+    comparing two versions of the rules item by item (`--save` / `--compare`)."""
+    return {"splits": sorted("%s_%s" % k for k in results),
+            "wrong": sorted(it.where for _, wrong, _ in results.values() for it, _ in wrong)}
+
+
+def compare(old, new):
+    """(fixed, broke): items wrong before and right now, and the reverse, over the splits both
+    runs scored (a split one of them held out is left out)."""
+    both = set(old["splits"]) & set(new["splits"])
+    split_of = lambda where: where.split(".txt:")[0] if ".txt:" in where else "en_real"  # noqa: E731
+    before = {w for w in old["wrong"] if split_of(w) in both}
+    after = {w for w in new["wrong"] if split_of(w) in both}
+    return sorted(before - after), sorted(after - before)
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--errors", action="store_true", help="print every item the detector gets wrong")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--save", metavar="FILE", help="write which items are wrong now, for --compare after a rule change")
+    p.add_argument("--compare", metavar="FILE", help="list the items fixed and broken since --save wrote FILE")
+    p.add_argument("--hold", metavar="SPLITS", default="",
+                   help="with --save / --compare: comma-separated splits to leave unscored (held out, not to be read)")
     p.add_argument("--split", choices=sorted({split for _, split in corpus_files(blind=True)} | {"real"},
                                            key=lambda s: (s.rstrip("0123456789"), int("0" + s[len(s.rstrip("0123456789")):]))),
                    help="only this split's errors (a split outside the default report is added to it)")
     args = p.parse_args(argv)
+    if args.save or args.compare:
+        held = {h.strip() for h in args.hold.split(",") if h.strip()}
+        splits = tuple(sorted({split for _, split in corpus_files(blind=True)} - held)) + ("real",)
+        now = wrong_keys(run(splits=splits))
+        print("%d items wrong over %d splits" % (len(now["wrong"]), len(now["splits"])))
+        if args.compare:
+            with open(args.compare, encoding="utf-8") as f:
+                fixed, broke = compare(json.load(f), now)
+            for w in fixed:
+                print("FIXED " + w)
+            for w in broke:
+                print("BROKE " + w)
+        if args.save:
+            with open(args.save, "w", encoding="utf-8") as f:
+                json.dump(now, f)
+        return 0
     results = run(blind=True)
     if args.split and args.split not in {split for _, split in results}:
         results.update(run(splits=(args.split,)))

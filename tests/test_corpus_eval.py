@@ -263,3 +263,14 @@ def test_a_malformed_corpus_line_is_an_error_not_a_skip(tmp_path):
     p.write_text("# comment\nA: The job OOMs because of the eval loop.\nX (Slack): dropped?\n", encoding="utf-8")
     with pytest.raises(ValueError, match="en_x.txt:3"):
         report.load_corpus(str(p))
+
+
+def test_compare_lists_fixed_and_broken_items_only_over_splits_both_runs_scored():
+    old = {"splits": ["en_dev", "en_blind9", "en_real"],
+           "wrong": ["en_dev.txt:3", "en_blind9.txt:5", "en_blind70.txt:1", "t/a.jsonl|u1|abc"]}
+    new = {"splits": ["en_dev", "en_blind9", "en_blind70", "en_real"],
+           "wrong": ["en_dev.txt:7", "en_blind70.txt:2", "t/a.jsonl|u1|abc"]}
+    fixed, broke = report.compare(old, new)
+    # en_blind70 was held out of the first run: its items are neither fixed nor broken
+    assert fixed == ["en_blind9.txt:5", "en_dev.txt:3"]
+    assert broke == ["en_dev.txt:7"]
