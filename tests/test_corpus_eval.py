@@ -167,9 +167,9 @@ FLOORS = {
     ("ja", "blind69"): (1.0, 0.0),
     ("en", "blind70"): (0.97, 0.0),
     ("ja", "blind70"): (1.0, 0.0),
+    ("en", "blind71"): (0.97, 0.0),
+    ("ja", "blind71"): (0.97, 0.024),
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
-    ("en", "blind71"): (0.89, 0.024),
-    ("ja", "blind71"): (0.89, 0.024),
     ("en", "blind72"): (0.78, 0.024),
     ("ja", "blind72"): (0.89, 0.048),
 }
@@ -234,7 +234,7 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            # cited findings into one chain quotes nothing of its own
                            ("ja", "blind68"): 1,
                            # held out, not read: its first run
-                           ("ja", "blind71"): 1, ("en", "blind72"): 1, ("ja", "blind72"): 1}
+                           ("en", "blind72"): 1}
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
 NEGATED_BLOCKED_CEILING = {}  # none at present: every blind split keeps <= 10%
 

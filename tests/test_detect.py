@@ -2405,3 +2405,42 @@ def test_round70_non_claims_pass(message):
 def test_round70_ruled_out_causes_are_negated(message):
     assert decision(analyze(message)) == "allow"
     assert "negated" in kinds(message)
+
+
+@pytest.mark.parametrize("message", [
+    # "Why <a number> is bad" heads a cause section
+    "## Why p99 latency is 1.8 s\nThe serving container loads the model in fp32: from_pretrained is called without torch_dtype.",
+    "The run-to-run variance in val loss is `cudnn.benchmark=True` picking different algorithms on each launch.",
+    "I looked into this and it's a regression in transformers 4.40: the SDPA path ignores the attention mask.",
+    # 推定 as a noun ("the estimate is coarse") hedges nothing
+    "量子化モデルの出力が同じ単語を繰り返すのは、キャリブレーションが 32 サンプルしかなく scale の推定が粗いからです。",
+    "完全に eval 側のバグです。EMA の重みを戻し忘れていて、評価しているのは生の重み。",
+    "model.eval() を呼ばずに推論しているので、Dropout が有効なままで毎回予測が変わっています。",
+    # 「原因は 2 つありました。」 heads a list of causes; it is no cause itself
+    "学習が遅い件、原因は 2 つありました。\n\n1. データ拡張が CPU 1 コアで走っていること。\n"
+    "2. もう一つは AMP が無効になっていたことで、行列演算がすべて fp32 で走っていました。",
+])
+def test_round71_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "Added a `--deterministic` flag that seeds every worker, so bisecting flaky runs gets easier.",
+    # why a practice is used, in general
+    "warmup を入れる理由は、学習初期は Adam の二次モーメントの推定が不安定だからです。",
+])
+def test_round71_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+def test_round71_it_isnt_x_then_the_same_failure_rules_x_out():
+    message = "fwiw it isn't the dataloader, a synthetic-data run stalls at the same step"
+    assert decision(analyze(message)) == "allow"
+    assert "negated" in kinds(message)
+
+
+def test_round71_a_count_of_causes_over_cited_sections_blocks_nothing():
+    message = ("## 調査結果\n学習が数時間おきに落ちる件、原因は 2 つありました。\n\n### 1. 保存が遅い\n"
+               "rank 5 だけ NFS に書いていて、1 回の保存に 30 分以上かかっています: `save_checkpoint took 1843.2s on rank 5`")
+    ev = [Evidence("E1", "[rank5] save_checkpoint took 1843.2s on rank 5\n", "grep save logs/rank5.log")]
+    assert decision(analyze(message, evidence=ev)) == "allow"
