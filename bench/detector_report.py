@@ -255,10 +255,14 @@ def compare(old, new):
     """(fixed, broke): items wrong before and right now, and the reverse, over the splits both
     runs scored (a split one of them held out is left out)."""
     both = set(old["splits"]) & set(new["splits"])
-    split_of = lambda where: where.split(".txt:")[0] if ".txt:" in where else "en_real"  # noqa: E731
-    before = {w for w in old["wrong"] if split_of(w) in both}
-    after = {w for w in new["wrong"] if split_of(w) in both}
+    before = {w for w in old["wrong"] if _split_of(w) in both}
+    after = {w for w in new["wrong"] if _split_of(w) in both}
     return sorted(before - after), sorted(after - before)
+
+
+def _split_of(where):
+    """"en_blind9" for "en_blind9.txt:5"; a real message's key (path|uuid|hash) is in "en_real"."""
+    return where.split(".txt:")[0] if ".txt:" in where else "en_real"
 
 
 def main(argv=None):

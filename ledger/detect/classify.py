@@ -685,8 +685,8 @@ def _inside_failure(r, text, m):
     """Is the cause verb `m` a verb of output that is part of the failure itself ("The model
     produces garbage", "rollouts were producing identical samples")? Then the sentence states a
     symptom, not its cause. ("The upgrade broke the loader": there the verb names the cause.)"""
-    verb = m.group(0).split()[-1].lower() if m.group(0).split() else ""
-    if not verb.startswith(_OUTPUT_VERBS):
+    words = m.group(0).split()
+    if not words or not words[-1].lower().startswith(_OUTPUT_VERBS):
         return False
     # the sentence's first failure holds the verb or is its object right after it (not "the VAE
     # overflows in fp16, produces NaNs": there a failure before it produces the next)
