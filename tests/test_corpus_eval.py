@@ -169,8 +169,8 @@ FLOORS = {
     ("ja", "blind70"): (1.0, 0.0),
     ("en", "blind71"): (0.97, 0.0),
     ("ja", "blind71"): (0.97, 0.024),
-    ("en", "blind72"): (0.78, 0.024),
-    ("ja", "blind72"): (0.89, 0.048),
+    ("en", "blind72"): (1.0, 0.0),
+    ("ja", "blind72"): (1.0, 0.0),
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
     ("en", "blind73"): (0.81, 0.072),
     ("ja", "blind73"): (0.97, 0.024),
@@ -235,7 +235,6 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            # ja_blind68.txt:185: under 「## 結論」 a conclusion that joins three
                            # cited findings into one chain quotes nothing of its own
                            ("ja", "blind68"): 1,
-                           ("en", "blind72"): 1,
                            # held out, not read: its first run
                            ("ja", "blind73"): 1}
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.

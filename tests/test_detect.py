@@ -2444,3 +2444,55 @@ def test_round71_a_count_of_causes_over_cited_sections_blocks_nothing():
                "rank 5 だけ NFS に書いていて、1 回の保存に 30 分以上かかっています: `save_checkpoint took 1843.2s on rank 5`")
     ev = [Evidence("E1", "[rank5] save_checkpoint took 1843.2s on rank 5\n", "grep save logs/rank5.log")]
     assert decision(analyze(message, evidence=ev)) == "allow"
+
+
+@pytest.mark.parametrize("message", [
+    # a sentence whose subject is inline code goes on from the failure before it
+    "The run stalls at step 0. `MASTER_PORT` is hard-coded to 29500, which collides with another job on the node.",
+    "The eval OOM is not a capacity issue. `validate()` runs without `torch.no_grad()`, so the graph of every batch is kept and memory grows until it fails.",
+    "The LR reaches zero a quarter of the way in. `total_steps` was derived from the per-GPU batch instead of the global batch.",
+    # where the fault lies, said as one kind of problem and not another
+    "The 0.3 accuracy was an evaluation problem, not a training problem.",
+    "The eval loss sits below the train loss for a boring reason: the eval split was sampled from the train files.",
+    "adapters aren't learning at all: the target module names are wrong for this model, so none of them is wrapped.",
+    "So the reason the logits differ between the ONNX export and eager is the attention mask dtype: bool in one, float in the other.",
+    # a forum reply that has seen the same thing, then what it was
+    "I hit the same thing on 2x L4 nodes. It's the default bucket size in DDP when you use activation checkpointing.",
+    "The quantised model falls apart on long prompts. Large activations get clipped by the per-tensor scale.",
+    # Japanese
+    "fix: collate の pad 指定ミスで loss が NaN になっていたのを修正",
+    "PPO の報酬崩壊は、KL 係数が小さすぎて policy が参照モデルから離れすぎたのが原因でした。",
+    "NaN の件、eval の lr が train の 10 倍になっていました。",
+    "bf16 にしたら loss が NaN になった件、スケーラーを使わずに fp16 で backward しているので、勾配がアンダーフローしています。",
+])
+def test_round72_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    # a count of findings, each named and cited after it
+    "Three separate issues explain why the benchmark looked too fast.",
+    # a scheduled event, and a motive for a plan
+    "Due to the storage migration on Saturday, all jobs will be preempted at 09:00; please save a checkpoint first.",
+    "理由としては、来週から GPU が別チームに回るので、それまでに評価を終わらせたいからです。",
+    # two suspects, neither ruled out yet
+    "loss がぶれる理由は、データ順なのか非決定的なカーネルなのか、まだ切り分けられていません。",
+    # "exists for a reason" says it is deliberate
+    "Gradient clipping exists for a reason: early updates can be very large.",
+    # what an investigation found is not its cause
+    "調べた結果、学習は最後まで正常に進んでいました。",
+])
+def test_round72_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+def test_round72_x_isnt_the_explanation_rules_x_out():
+    message = "The seed isn't the explanation for the gap: five seeds land within 0.1 of each other."
+    assert decision(analyze(message)) == "allow"
+    assert "negated" in kinds(message)
+
+
+def test_round72_a_split_before_code_keeps_the_joined_reading_too():
+    # one diagnosis across the cut: the failure first, the code-led reason after it
+    message = "Loss is flat. `target_modules` are BERT names; in this model the projections are `q_proj`, so only the head trains."
+    assert decision(analyze(message)) == "block"

@@ -394,9 +394,21 @@ def analyze(message, evidence=None, rules=None):
             # flat." A defect stated as fact, then the failure it explains: read as one diagnosis,
             # like the failure-then-defect order classify() handles.
             v = _defect_before_failure(r, lang, masked, units[idx + 1].text, rules)
+        said = u.text
+        if v is None and lang == "en" and idx and units[idx - 1].block == u.block \
+                and masked.lstrip(" >*_").startswith("`") \
+                and not (claims and claims[-1][0].sentence_index == idx - 1):
+            # "LoRA isn't learning. `target_modules` are BERT names; ..., so nothing gets
+            # wrapped." The splitter ends a sentence before code that opens the next one (the
+            # second can be a claim of its own), but the two may also be one diagnosis: read
+            # together as well, the way they were read before that cut.
+            said = units[idx - 1].text.rstrip() + " " + u.text.lstrip()
+            both = _unemph(said)
+            earlier = _unemph(units[idx - 1].prev) if units[idx - 1].prev else None
+            v = _classify.classify(r, lang, sentences.mask_code(both)[0], both, earlier, mode, mode_label, bare_ok)
         if v is None:
             continue
-        claims.append((Claim(u.text.strip(), v.kind, sentence_index=idx, lang=lang, reason=v.reason), u.block))
+        claims.append((Claim(said.strip(), v.kind, sentence_index=idx, lang=lang, reason=v.reason), u.block))
 
     lang = "ja" if chars["ja"] > chars["en"] else "en"
     if claims:

@@ -322,6 +322,14 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
         # ("shuffles the inputs but not the labels" is one side done, the other not: no negation)
         if d is not None and (negation_ok or not r.any_negation.search(text.replace(" but not ", " but "))):
             best = Verdict(ASSERTION, "names a defect (%r) beside a failure (%r)" % (d.group(0).strip()[-40:], own_failure))
+    if best is None and not cues and mode is None and not observed and lang == "ja" and own_failure and r.defect:
+        # 「OOM の件、eval の batch_size が train の 4 倍になっていました」: the failure named as
+        # the matter (「〜の件、」), then a part set up wrong: what was found about it
+        head, sep, tail = text.partition("件、")
+        d = r.defect.search(tail) if sep and failure_term(r, head) else None
+        if d is not None and not r.any_negation.search(tail) and not r.rationale.search(tail) \
+                and not (r.own_action and r.own_action.search(tail)):
+            best = Verdict(ASSERTION, "names a defect (%r) about a failure (%r)" % (d.group(0).strip()[-40:], own_failure))
     if best is None and mode is None and not observed and r.found_opener and r.defect \
             and r.found_opener.search(text) and r.defect.search(text) \
             and not _negated_outside(r, text, r.defect.search(text)) and not r.rationale.search(text):
@@ -658,8 +666,12 @@ def _in_topic(text, cond, m):
     if not cond.group(0).endswith(("と", "たら")):
         return False
     found = text.find(cond.group(0))
-    topic = text.find("のは", found + len(cond.group(0)) if found >= 0 else 0)
-    return found >= 0 and 0 <= topic < m.start()
+    if found < 0:
+        return False
+    # (「AMP を有効にしたら勾配がゼロになった件、〜ので、〜」: the matter the sentence is about,
+    # named as 「〜件」, holds its conditional the way 「〜のは」 does)
+    after = found + len(cond.group(0))
+    return any(0 <= text.find(marker, after) < m.start() for marker in ("のは", "件、", "件は", "件で", "件について", "件ですが"))
 
 
 def _outside_abs(m, offset, spans):
