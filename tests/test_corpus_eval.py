@@ -171,8 +171,8 @@ FLOORS = {
     ("ja", "blind71"): (0.97, 0.024),
     ("en", "blind72"): (1.0, 0.0),
     ("ja", "blind72"): (1.0, 0.0),
-    ("en", "blind73"): (0.81, 0.072),
-    ("ja", "blind73"): (0.97, 0.024),
+    ("en", "blind73"): (0.97, 0.0),
+    ("ja", "blind73"): (0.97, 0.0),
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
     ("en", "blind74"): (0.76, 0.0),
     ("ja", "blind74"): (0.92, 0.0),
@@ -237,11 +237,10 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            # ja_blind68.txt:185: under 「## 結論」 a conclusion that joins three
                            # cited findings into one chain quotes nothing of its own
                            ("ja", "blind68"): 1,
-                           ("ja", "blind73"): 1,
                            # held out, not read: its first run
                            ("ja", "blind74"): 1}
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
-NEGATED_BLOCKED_CEILING = {("en", "blind73"): 0.125}
+NEGATED_BLOCKED_CEILING = {}  # none at present: every blind split keeps <= 10%
 
 
 def test_every_blind_split_cites_and_traps_hold(results):

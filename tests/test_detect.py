@@ -2496,3 +2496,50 @@ def test_round72_a_split_before_code_keeps_the_joined_reading_too():
     # one diagnosis across the cut: the failure first, the code-led reason after it
     message = "Loss is flat. `target_modules` are BERT names; in this model the projections are `q_proj`, so only the head trains."
     assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "That's why the perplexity never drops below 30: the eval set is tokenized with the base vocab, and the new tokens map to <unk>.",
+    "this is a known issue with deepspeed 0.14, the optimizer state is saved twice when you enable `offload`. pin 0.13 and it stops.",
+    "It's the nondeterministic scatter kernel that makes the runs irreproducible - it accumulates in a different order on every launch.",
+    "NaN at the first step. The eps is 1e-10, in fp16 that rounds to zero and the norm divides by zero on empty rows.",
+    "## Why the fine-tune did nothing\n`lora_alpha` is 0 in the config, so every adapter update is scaled to nothing.",
+    # Japanese
+    "loss が 4 倍に見えるのは、ロガーが micro batch の loss を合計して出しているためです。",
+])
+def test_round73_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "There is no runtime overhead when tracing is disabled, since the hooks are only installed on request.",
+    "Quick explainer: the scaler multiplies the loss before backward so small gradients survive fp16; that's why you see `scaler.scale(loss)` in the loop.",
+    "This is why the order of layers matters for speed: buckets fill in reverse order of registration.",
+    "The 13B run diverges near step 9k; the 3B config on the same data is stable through 50k.",
+    "bias には weight decay をかけないのが普通です。かけると性能が落ちやすい、という経験則によるものです。",
+])
+def test_round73_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+def test_round73_a_control_before_a_contrast_keeps_the_cause_ruled_out():
+    message = ("Not a network issue - the same job runs fine on two other racks with the identical NIC firmware, "
+               "and the hang followed the job rather than the rack.")
+    assert decision(analyze(message)) == "allow"
+    assert "negated" in kinds(message)
+
+
+def test_round73_an_exception_class_name_alone_cites_nothing():
+    message = "The server fails on startup because the model was exported with a newer opset - the log shows `[ONNXRuntimeError]`."
+    ev = [Evidence("E1", "E0612 failed to load 'enc': [ONNXRuntimeError] : 1 : FAIL : Load model failed\n", "docker logs srv")]
+    assert decision(analyze(message, evidence=ev)) == "block"
+
+
+def test_round73_a_table_then_a_quote_that_points_back_cites_the_claim_above():
+    message = ("## 原因\nloss が 4 倍に見えるのは、ロガーが micro batch の loss を合計しているためです。\n\n"
+               "| step | ログ | 平均 |\n|---|---|---|\n| 100 | 9.21 | 2.30 |\n\n"
+               "`logged_loss=9.2104 per_micro_mean=2.3026` の通り、ちょうど 4 倍です（E1）。")
+    ev = [Evidence("E1", "logged_loss=9.2104 per_micro_mean=2.3026 accum=4\n", "python check_loss.py")]
+    assert decision(analyze(message, evidence=ev)) == "allow"
+    no_pointer = message.replace("` の通り、ちょうど", "`。ちょうど")
+    assert decision(analyze(no_pointer, evidence=ev)) == "block"

@@ -525,6 +525,17 @@ def _scope(bi, blocks, rules):
             # "- rank 0 timed out in the collective (E1)"
             run = _run_of(blocks, j)
             if not all(_names_evidence(x.text, rules) or x.kind == "row" and x.header is True for x in run):
+                after = j + len(run)
+                if run[0].kind == "row" and after < len(blocks) and blocks[after].kind == "para" \
+                        and _names_evidence(blocks[after].text, rules) and _points_back(blocks[after].text, rules):
+                    # 「…ためです。」, a table of the numbers, then 「`logged_loss=9.21 …` の通り、
+                    # ちょうど 4 倍です (E1)」: the paragraph under the table quotes the output the
+                    # table sums up, for the claim above it
+                    for x in run + [blocks[after]]:
+                        prose.append(x.text)
+                        material.extend(x.codes)
+                    j = after + 1
+                    continue
                 break
             for x in run:
                 prose.append(x.text)
@@ -567,6 +578,13 @@ def _only_quote(text):
 def _names_evidence(text, rules):
     """Does a list item or table row name evidence: an id, or a quote of output?"""
     return any(rules.for_lang(lang).evidence_id.search(text) for lang in ("en", "ja")) or bool(quotes_in(text))
+
+
+def _points_back(text, rules):
+    """Does a paragraph open by pointing at what came before it (`back_reference`)?"""
+    t = _unemph(text)
+    return any(rules.for_lang(lang).back_reference and rules.for_lang(lang).back_reference.search(t)
+               for lang in ("en", "ja"))
 
 
 def _run_of(blocks, j):

@@ -634,6 +634,11 @@ def _judge(r, lang, text, clauses, pseudo, tier, m, failure, mode, mode_label):
             neg = na
     if neg is not None:
         c = r.contrast.search(text, min(a + neg.start(), len(text)))
+        if c is not None and r.control and lang == "en" and r.control.search(text[a + neg.end():c.start()]):
+            # "Not a driver issue - the same container runs fine elsewhere, and the failure
+            # followed the job rather than the node": the control in between is the evidence
+            # for the negation; a contrast after it does not name another cause
+            c = None
         if c is not None and len(text[c.end():].split()) >= 1 and not r.hedge.search(text[c.end():]) \
                 and not r.unknown.search(text[c.end():]):
             return _assert(mode, mode_label, "'not X but Y' (%r)" % cue)
