@@ -2543,3 +2543,35 @@ def test_round73_a_table_then_a_quote_that_points_back_cites_the_claim_above():
     assert decision(analyze(message, evidence=ev)) == "allow"
     no_pointer = message.replace("` の通り、ちょうど", "`。ちょうど")
     assert decision(analyze(no_pointer, evidence=ev)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "Peak memory is the KV cache: it grows to 60 GB once the batch holds 32 long prompts.",
+    "Eval accuracy tanked after the merge. Token ids got shifted by one in the new packing code.",
+    "The val loss stops improving after epoch 2 because the sampler never reshuffles.",
+    "The loader workers die because of a pyarrow / numpy ABI mismatch.",
+    "Run b goes NaN since the loss scaler was removed in the refactor.",
+    "The warmup ends far too early — the scheduler counts micro-batches, not optimizer steps.",
+    "Runs aren't reproducible because cudnn.benchmark picks a different kernel on each launch.",
+    # Japanese
+    "rank 3 だけメモリが 8GB 多い件 → 全 rank が checkpoint を cuda:0 に読み込んでいる。",
+    "fix: eval で model.eval() を呼んでおらず、dropout が効いたまま精度が揺れていたのを修正",
+])
+def test_round74_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    # "Run" as a verb still gives an instruction
+    "Run the eval again with the fixed seed, since the last one crashed.",
+    "Peak memory is the same as before the change.",
+    "The warmup is too early to judge from 200 steps.",
+])
+def test_round74_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+def test_round74_a_casual_no_rules_the_suspect_out():
+    message = "nope not the dataloader, a synthetic batch stalls at the same step"
+    assert decision(analyze(message)) == "allow"
+    assert "negated" in kinds(message)
