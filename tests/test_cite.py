@@ -294,3 +294,26 @@ def test_a_paragraph_that_opens_with_a_calculation_cites_the_block_above():
                "128 × 78 = 9984 なので、23 件が毎回評価から漏れています。\n")
     rep = analyze(message, evidence=[Evidence("E1", out)])
     assert all(c.cited for c in rep.claims if c.kind == "assertion") and rep.claims
+
+
+def test_an_error_quoted_in_the_symptom_sentence_does_not_cite_the_cause_after_it():
+    ev = [Evidence("E1", "step 40 eval\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n", "python train.py")]
+    message = ("The job dies with `CUDA out of memory. Tried to allocate 2.00 GiB` at the first eval. "
+               "The reason is that our trainer derives the eval batch from the train batch times four.")
+    report = analyze(message, evidence=ev)
+    assert decision(report) == "block"
+    # the same quote inside the claim's own sentence still cites it (the guard cannot tell more)
+    own = ("The job dies at the first eval because the eval batch is the train batch times four: "
+           "`CUDA out of memory. Tried to allocate 2.00 GiB`.")
+    assert decision(analyze(own, evidence=ev)) == "allow"
+
+
+def test_evidence_before_the_claim_that_is_not_only_an_error_still_cites_it():
+    ev = [Evidence("E1", "GPU util 9%\n", "nvidia-smi"),
+          Evidence("E2", "pt_data_worker decode (PIL/ImageFile.py:287)\nNCCL WARN peer returned error\n", "py-spy dump")]
+    by_id = "GPU util sits at 9% (E1) while the workers decode JPEGs (E2). The input pipeline is the bottleneck."
+    assert decision(analyze(by_id, evidence=ev)) == "allow"
+    # a quote that shares a word with the cause may show the cause
+    shared = ("The hang starts with `NCCL WARN peer returned error`. "
+              "The peer address belongs to the bridge, so NCCL picked the wrong interface.")
+    assert decision(analyze(shared, evidence=ev)) == "allow"

@@ -417,6 +417,7 @@ def analyze(message, evidence=None, rules=None):
         # claim (a long paragraph of claims was quadratic).
         scopes = {}
         keys = []
+        claim_at = {claim.sentence_index for claim, _ in claims}
         for claim, bi in claims:
             key = (bi, claim.lang)
             sep = rules.for_lang(claim.lang).separate_issue
@@ -429,6 +430,13 @@ def analyze(message, evidence=None, rules=None):
                 if key not in scopes:
                     last = claim.sentence_index + 1 >= len(units) or units[claim.sentence_index + 1].block != bi
                     scopes[key] = _sentence_citations(claim.text, bi, blocks, rules, claim.lang, last)
+            elif _symptom_quotes_before(claim, bi, units, claim_at, rules):
+                # "The run dies with `CUDA out of memory ...` at the first eval. The reason is
+                # that the eval batch is derived from ...": the quote shows the symptom, in a
+                # sentence that claims nothing; the cause after it cites from its own sentence on
+                key = (bi, claim.lang, claim.sentence_index, "from")
+                if key not in scopes:
+                    scopes[key] = _citations_from(claim.sentence_index, bi, units, blocks, rules, claim.lang)
             elif key not in scopes:
                 scopes[key] = _scope_citations(bi, blocks, rules, claim.lang)
             keys.append(key)
@@ -608,6 +616,66 @@ def _is_evidence_line(text, rules):
 def _scope_citations(bi, blocks, rules, lang):
     """(evidence ids, quotes) that a claim of language `lang` in block `bi` may cite."""
     prose, material = _scope(bi, blocks, rules)
+    return _citations(prose, material, rules.for_lang(lang))
+
+
+def _symptom_quotes_before(claim, bi, units, claim_at, rules):
+    """Are the quotes of the claim's block before it only error messages, in sentences that
+    claim nothing (the symptom), with at least one there and no evidence id? Then they show
+    what failed, not the cause the claim names after them."""
+    idx = claim.sentence_index
+    found = False
+    j = idx - 1
+    while j >= 0 and units[j].block == bi:
+        text = _unemph(units[j].text)
+        r = rules.for_lang(sentences.lang_of(text))
+        quoted = quotes_in(text)
+        if r.evidence_id.search(text):
+            return False  # an id names a whole output: it may hold the cause too
+        if quoted:
+            # only error messages: a quote of anything else (an address, a config line, a
+            # profile) is evidence the claim after it may draw on
+            if j in claim_at or not all(_classify.failure_term(r, q) for q in quoted):
+                return False
+            masked = sentences.mask_code(text)[0]
+            if r.connective.search(masked) or r.cause_frame.search(masked) \
+                    or (r.found_opener and r.found_opener.search(masked)):
+                return False  # a sentence that gives a reason, or reports a finding, is no bare symptom
+            # A quote that shares a word with the claim may show the cause ("... has 17 NaN
+            # values in pixel_values" for "the NaN in the data broke the gradients")
+            if _words_of(claim.text) & set().union(*map(_words_of, quoted)):
+                return False
+            found = True
+        j -= 1
+    return found
+
+
+def _words_of(text):
+    """Lower-cased words of 4+ letters (ASCII), and runs of 2+ katakana or kanji: what a quote
+    and a claim may share. Code is read as words too."""
+    out = set()
+    word = []
+    kind = None
+    for ch in text.lower() + " ":
+        k = "a" if ("a" <= ch <= "z" or ch == "_") else "k" if "\u30a1" <= ch <= "\u30fa" or ch == "ー" \
+            else "h" if "\u4e00" <= ch <= "\u9fff" else None
+        if k == kind and k is not None:
+            word.append(ch)
+            continue
+        if kind == "a" and len(word) >= 4 or kind in ("k", "h") and len(word) >= 2:
+            out.add("".join(word))
+        word, kind = [ch], k
+    return out
+
+
+def _citations_from(idx, bi, units, blocks, rules, lang):
+    """(evidence ids, quotes) of the sentences of block `bi` from sentence `idx` on, and of the
+    blocks attached after it."""
+    prose = [units[k].text for k in range(idx, len(units)) if units[k].block == bi]
+    attached, everything = _scope(bi, blocks, rules)
+    own = set(blocks[bi].codes)
+    prose += attached[1:]
+    material = [block for block in everything if block not in own]
     return _citations(prose, material, rules.for_lang(lang))
 
 
