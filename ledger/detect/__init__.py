@@ -672,23 +672,24 @@ def _citations_from(idx, bi, units, blocks, rules, lang):
     """(evidence ids, quotes) of the sentences of block `bi` from sentence `idx` on, and of the
     blocks attached after it."""
     prose = [units[k].text for k in range(idx, len(units)) if units[k].block == bi]
+    return _with_attached(prose, bi, blocks, rules, lang)
+
+
+def _with_attached(prose, bi, blocks, rules, lang):
+    """(evidence ids, quotes) of `prose` (part of block `bi`) and of the blocks attached after
+    the block, without the rest of the block."""
     attached, everything = _scope(bi, blocks, rules)
     own = set(blocks[bi].codes)
-    prose += attached[1:]
     material = [block for block in everything if block not in own]
-    return _citations(prose, material, rules.for_lang(lang))
+    return _citations(prose + attached[1:], material, rules.for_lang(lang))  # [0] is the whole block
 
 
 def _sentence_citations(text, bi, blocks, rules, lang, last):
     """(evidence ids, quotes) of one sentence, and of the blocks attached after its block when
     it is the block's last sentence."""
-    prose, material = [text], []
     if last:
-        attached, everything = _scope(bi, blocks, rules)
-        own = set(blocks[bi].codes)
-        prose += attached[1:]  # [0] is the whole block: only this sentence of it counts
-        material = [block for block in everything if block not in own]
-    return _citations(prose, material, rules.for_lang(lang))
+        return _with_attached([text], bi, blocks, rules, lang)
+    return _citations([text], [], rules.for_lang(lang))
 
 
 def _citations(prose, material, r):
