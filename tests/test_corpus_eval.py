@@ -175,9 +175,11 @@ FLOORS = {
     ("ja", "blind73"): (0.97, 0.0),
     ("en", "blind74"): (0.94, 0.0),
     ("ja", "blind74"): (1.0, 0.0),
-    # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
     ("en", "blind75"): (0.76, 0.048),
     ("ja", "blind75"): (0.94, 0.048),
+    # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
+    ("en", "blind76"): (0.81, 0.072),
+    ("ja", "blind76"): (0.86, 0.0),
 }
 
 
@@ -242,9 +244,12 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            # ja_blind74.txt:479: under the cited root cause and its cited
                            # findings, a paragraph of its own that explains the mechanism
                            # (「計算グラフごと保持されるため…」) quotes nothing
-                           ("ja", "blind74"): 1}
+                           ("ja", "blind74"): 1,
+                           # held out, not read: its first run
+                           ("en", "blind76"): 2,
+                           ("ja", "blind76"): 2}
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
-NEGATED_BLOCKED_CEILING = {}  # none at present: every blind split keeps <= 10%
+NEGATED_BLOCKED_CEILING = {("en", "blind76"): 0.125}
 
 
 def test_every_blind_split_cites_and_traps_hold(results):
