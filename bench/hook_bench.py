@@ -4,7 +4,8 @@
     python3 bench/hook_bench.py -n 100
 
 Each round runs, in turn: the bare interpreter (`python -c pass`), the command `ledger install`
-writes (`python .../ledger/hooks/entry.py claude`), the console script (`ledger-hook claude`) and
+writes (`python -S .../ledger/hooks/entry.py claude`), the same with `site` loaded (what
+earlier installs wrote), the console script (`ledger-hook claude`) and
 `python -m ledger.hooks claude` (what earlier versions installed), each with a real PostToolUse
 payload on stdin, writing into a throwaway ledger. Interleaving means a busy neighbour slows all three
 alike, so the ratio of medians holds up on a shared machine even when the absolute times don't.
@@ -77,13 +78,13 @@ def main():
     data = json.dumps(PAYLOAD).encode()
 
     entry = os.path.join(REPO, "ledger", "hooks", "entry.py")
+    # What `ledger install` writes (hooks.command: `-S`, no site), what it wrote before, and the
+    # bare interpreter without site beside it.
     commands = {"python -c pass": [sys.executable, "-c", "pass"],
-                "python entry.py claude (installed)": [sys.executable, entry, "claude"],
-                "python -m ledger.hooks claude": [sys.executable, "-m", "ledger.hooks", "claude"]}
-    # The same pair without site: a machine whose .pth files import a lot at start-up (this one
-    # may) inflates `python -c pass` and flatters the ratio; -S shows the hook's own cost.
-    commands["python -S -c pass"] = [sys.executable, "-S", "-c", "pass"]
-    commands["python -S (hook)"] = [sys.executable, "-S", entry, "claude"]
+                "python -S entry.py claude (installed)": [sys.executable, "-S", entry, "claude"],
+                "python entry.py claude (site loaded)": [sys.executable, entry, "claude"],
+                "python -m ledger.hooks claude": [sys.executable, "-m", "ledger.hooks", "claude"],
+                "python -S -c pass": [sys.executable, "-S", "-c", "pass"]}
     script = console_script()
     if script:
         commands["ledger-hook claude"] = [script, "claude"]
@@ -104,7 +105,7 @@ def main():
     base_s = statistics.median(times["python -S -c pass"])
     figures = {}
     for name, t in times.items():
-        against = base_s if name.startswith("python -S") else base
+        against = base_s if name == "python -S -c pass" else base
         figures[name] = {"median_ms": round(statistics.median(t) * 1000, 2),
                          "ratio": round(statistics.median(t) / against, 2)}
     if args.json:
@@ -112,7 +113,7 @@ def main():
                           "results": figures}, indent=2))
         return
     print("PostToolUse hook, whole process, %d interleaved rounds (%s)" % (args.runs, sys.executable))
-    print("ratios: to `python -c pass`; the -S rows to `python -S -c pass`")
+    print("ratios: to `python -c pass` (the target's measure)")
     width = max(len(n) for n in figures)
     for name, fig in figures.items():
         verdict = "" if name.endswith("-c pass") else (

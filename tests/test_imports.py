@@ -14,8 +14,8 @@ import pytest
 
 from hookrun import REPO, fixture_path
 
-# -S: no site, so the list is the interpreter's and ours, not whatever .pth files this machine
-# has; the hook itself runs with site, which adds only the site machinery.
+# -S: no site, as the installed hook runs (hooks.command), so the list is the interpreter's and
+# ours, not whatever .pth files this machine has.
 SCRIPT = """
 import sys
 sys.path.insert(0, %(repo)r)

@@ -180,6 +180,34 @@ def test_project_config_can_make_negated_claims_block(db_path, tmp_path):
     assert strict["decision"] == "block"
 
 
+def test_the_hook_runs_without_site_and_a_rule_that_needs_regex_still_works(db_path, tmp_path):
+    """`ledger install` writes `python -S .../entry.py` (no site: its .pth files cost every
+    tool call), so site-packages is not on sys.path in a hook run from a checkout. A project rule
+    that needs the `regex` module (\\p{...}) must still change the decision: the detector loads
+    site the first time it needs `regex` and cannot find it."""
+    import subprocess
+    import sys
+
+    import ledger.hooks
+    from hookrun import hook_env
+
+    assert ledger.hooks.command("claude")[1] == "-S"
+    project = tmp_path / "proj"
+    (project / ".evidence-ledger" / "rules").mkdir(parents=True)
+    (project / ".evidence-ledger" / "rules" / "team.toml").write_text(
+        "[pack]\nname = \"en\"\n[cues]\ncause_verb = ['\\bzap\\p{L}*']\n", encoding="utf-8")
+    message = "The sync job zapped the checkpoint and resume failed."
+    default, _ = stop(message, cwd=str(tmp_path / "elsewhere"), prompt="a")
+    assert default is None or default.get("decision") != "block"
+    verdict, result = stop(message, cwd=str(project), prompt="b")
+    assert verdict["decision"] == "block", result.stderr
+    assert result.stderr == b""
+    # And it went through the fallback: from this checkout, `regex` is reachable only through
+    # site (it sits in the virtualenv's site-packages, not on PYTHONPATH).
+    bare = subprocess.run([sys.executable, "-S", "-c", "import regex"], env=hook_env(), capture_output=True)
+    assert bare.returncode != 0
+
+
 def test_transcript_fallback_when_the_payload_has_no_message(db_path, tmp_path):
     transcript = tmp_path / "t.jsonl"
     lines = [

@@ -18,6 +18,7 @@ hook. It is skipped and its error is kept in `Rules.errors`, which `ledger rules
 """
 
 import os
+import sys
 
 from .. import paths
 from .. import diskcache
@@ -80,14 +81,30 @@ def _compile(pattern, flags, cached=False):
     `cached`: through the Stop hook's disk cache. Not for validating a user's file, whose every
     pattern would fill the cache only to be checked and dropped."""
     if _NEEDS_REGEX.search(pattern):
-        import regex
-
+        regex = _regex()
         return regex.compile(pattern, flags | regex.V0)
     if cached:
         return diskcache.compile(pattern, flags)
     import re
 
     return re.compile(pattern, flags)
+
+
+def _regex():
+    """The `regex` module. A hook runs under `python -S` (hooks.command), so site-packages is on
+    sys.path only when the package was installed there (entry.py puts the folder that holds
+    `ledger` first): from a source checkout or an editable install, `site` is run here, once,
+    the first time a pattern needs `regex`, and the import tried again."""
+    try:
+        import regex
+    except ImportError:
+        if not sys.flags.no_site:
+            raise
+        import site
+
+        site.main()
+        import regex
+    return regex
 
 
 # A list of at least this many patterns gets the prefilter (Matcher). Short lists gain too: their
