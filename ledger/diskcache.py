@@ -7,6 +7,7 @@ every time with the same result. This module keeps both in one file per interpre
     compile(pattern, flags)  # re.compile(pattern, flags), from the cache when it holds it
     needs(pattern, flags)    # what rules.Matcher's prefilter derives from a list's patterns, likewise
     toml(data)               # tomllib.loads(data) for the bytes of a file, likewise
+    toml_file(path)          # the same for a file, found by its stat without reading it
     save()                   # write what this process derived anew (the Stop hook calls it)
 
 Only a regex program proven identical is stored: on a miss the pattern is compiled by
@@ -62,9 +63,9 @@ MAX_BYTES = 16 * 1024 * 1024
 # Rule edits add new joined patterns and leave the old ones behind; past this many entries a
 # save keeps only what its own process used.
 MAX_ENTRIES = 2000
-# A parsed rule pack is keyed by the file's bytes, so every edit or upgrade of a pack leaves its
-# old text and parse behind (~250 KB for en.toml), read on every Stop (~1 ms per 250 KB) while
-# far below MAX_ENTRIES. A save by a process that parsed packs drops the packs it did not use
+# Every edit or upgrade of a rule pack leaves its old parse behind (~120 KB for en.toml; with
+# the file's text too where it is keyed by its bytes), read on every Stop while far below
+# MAX_ENTRIES. A save by a process that parsed packs drops the packs it did not use
 # once they weigh more than this; a small project or user file kept by another project's Stop
 # stays (dropping it would make two projects rewrite the cache in turn).
 STALE_TOML_BYTES = 64 * 1024
@@ -73,7 +74,8 @@ STALE_TOML_BYTES = 64 * 1024
 _CACHEABLE = IGNORECASE | MULTILINE | DOTALL | 32 | 64 | 256  # re.UNICODE, re.VERBOSE, re.ASCII
 
 # Keys: ("re", pattern, flags) -> the arguments to _sre.compile after the pattern;
-#       ("toml", file bytes)   -> the parsed document, marshalled (each load is a fresh copy).
+#       ("toml", file bytes)   -> the parsed document, marshalled (each load is a fresh copy);
+#       ("tomlstat", path, dev, inode, size, mtime_ns, ctime_ns) -> the same (toml_file).
 _loaded = None   # entries read from the file
 _new = {}        # entries this process derived (and, for regexes, proved)
 _used = set()    # keys this process asked for
@@ -197,6 +199,46 @@ def toml(data):
     return parsed
 
 
+# A file changed this recently may change again within the clock's granularity while its stat
+# stays the same (git calls such index entries racily clean): it is parsed, not kept by stat.
+RACY_NS = 2 * 10**9
+
+
+def toml_file(path):
+    """`tomllib.loads` of the file at `path`; raises OSError where it cannot be read, and as
+    `toml` does.
+
+    Kept under the file's identity and stat (device, inode, size, mtime and ctime, which the
+    kernel sets on every change of content), not its bytes: a rule pack keyed by its text made
+    every Stop read the packaged packs (~250 KB) and the cache carry and check them again. A file
+    whose last change is under RACY_NS old is parsed each time until it is older."""
+    st = os.stat(path)
+    if not enabled():
+        with open(path, "rb") as f:
+            return _parse_toml(f.read())
+    key = ("tomlstat", path, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    _used.add(key)
+    packed = _get(key)
+    if packed is not None:
+        try:
+            return marshal.loads(packed)
+        except Exception:
+            _loaded.pop(key, None)
+            _new.pop(key, None)
+    with open(path, "rb") as f:
+        data = f.read()
+    parsed = _parse_toml(data)
+    import time
+
+    settled = time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) > RACY_NS
+    if settled and len(data) == st.st_size and _savable():
+        try:
+            _new[key] = marshal.dumps(parsed)
+        except ValueError:  # a TOML date: parsed every time, as by toml()
+            pass
+    return parsed
+
+
 def needs(pattern, flags, derive):
     """`derive(pattern, flags)` (ints, strings, tuples and dicts of them, or None), kept:
     what the detector's prefilter knows about a pattern without parsing it (rules.py)."""
@@ -250,7 +292,9 @@ def _get(key):
 
 
 # The type of each kind's value (`_well_formed` has the rest).
-_SHAPES = {"re": tuple, "toml": bytes, "needs": tuple}
+_SHAPES = {"re": tuple, "toml": bytes, "tomlstat": bytes, "needs": tuple}
+# The kinds that hold a parsed TOML file, and what an entry of each weighs beyond its value.
+_TOML_KINDS = {"toml": lambda key: len(key[1]), "tomlstat": lambda key: 0}
 
 
 def _entries():
@@ -308,6 +352,9 @@ def _well_formed(key, value):
                 and isinstance(value[4], tuple))
     if key[0] == "toml":
         return len(key) == 2 and isinstance(key[1], bytes) and isinstance(value, bytes)
+    if key[0] == "tomlstat":
+        return (len(key) == 7 and isinstance(key[1], str) and all(type(v) is int for v in key[2:])
+                and isinstance(value, bytes))
     if key[0] == "needs":
         return (len(key) == 3 and isinstance(key[1], str) and isinstance(key[2], int)
                 and isinstance(value, tuple) and len(value) == 1 and _plain(value[0]))
@@ -345,9 +392,9 @@ def save():
         entries.update(_new)
         if len(entries) > MAX_ENTRIES:
             entries = {k: v for k, v in entries.items() if k in _used}
-        elif any(k[0] == "toml" for k in _used):
-            stale = [k for k in entries if k[0] == "toml" and k not in _used]
-            if sum(len(k[1]) + len(entries[k]) for k in stale) > STALE_TOML_BYTES:
+        elif any(k[0] in _TOML_KINDS for k in _used):
+            stale = [k for k in entries if k[0] in _TOML_KINDS and k not in _used]
+            if sum(_TOML_KINDS[k[0]](k) + len(entries[k]) for k in stale) > STALE_TOML_BYTES:
                 for k in stale:
                     del entries[k]
         _write(cache_file(), entries)

@@ -451,3 +451,44 @@ def test_a_rule_pack_edited_since_is_dropped_when_it_weighs(cache, monkeypatch):
     cache._reset()
     kept = {k[1] for k in cache._entries() if k[0] == "toml"}
     assert {new, small} <= kept
+
+
+def test_a_rule_file_is_found_by_its_stat_and_an_edit_is_seen(cache, monkeypatch, tmp_path):
+    # The packaged packs are found without reading them (and without carrying their text in the
+    # cache); any change of the file changes its stat, so the edit is parsed.
+    import tomllib
+
+    monkeypatch.setattr(diskcache, "RACY_NS", -10 ** 12)  # as if written long ago
+    pack = tmp_path / "team.toml"
+    pack.write_bytes(b"[cues]\nhedge = ['maybe']\n")
+    assert cache.toml_file(str(pack)) == {"cues": {"hedge": ["maybe"]}}
+    cache.save()
+    cache._reset()
+    monkeypatch.setattr(diskcache, "_parse_toml", lambda data: pytest.fail("parsed again"))
+    real_open = open
+    monkeypatch.setattr("builtins.open", lambda *a, **k: pytest.fail("read again") if a[0] == str(pack)
+                        else real_open(*a, **k))
+    assert cache.toml_file(str(pack)) == {"cues": {"hedge": ["maybe"]}}
+    assert not any(k[0] == "toml" for k in cache._entries())  # no copy of the text
+    monkeypatch.undo()
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setattr(diskcache, "RACY_NS", -10 ** 12)
+    # The same size, another content, another mtime (set explicitly: a clock tick may hold both writes).
+    before = os.stat(pack)
+    pack.write_bytes(b"[cues]\nhedge = ['might']\n")
+    os.utime(pack, ns=(before.st_atime_ns, before.st_mtime_ns + 10 ** 9))
+    assert cache.toml_file(str(pack)) == {"cues": {"hedge": ["might"]}}
+    with pytest.raises(tomllib.TOMLDecodeError):
+        pack.write_bytes(b"[cues\n")
+        cache.toml_file(str(pack))
+
+
+def test_a_rule_file_changed_just_now_is_parsed_not_kept(cache, tmp_path):
+    # Racily clean, as git says: a second write within the clock's tick could leave the stat as
+    # it is, so a file this fresh is not kept by its stat.
+    pack = tmp_path / "team.toml"
+    pack.write_bytes(b"[cues]\nhedge = ['maybe']\n")
+    assert cache.toml_file(str(pack)) == {"cues": {"hedge": ["maybe"]}}
+    assert not any(k[0] == "tomlstat" for k in cache._new)
+    with pytest.raises(OSError):
+        cache.toml_file(str(tmp_path / "missing.toml"))

@@ -788,12 +788,9 @@ def _check_lists(path, label, sec, value, check_patterns):
 
 def read_file(path, check_patterns=True):
     try:
-        with open(path, "rb") as f:
-            raw = f.read()
+        data = diskcache.toml_file(path)  # parsed once per version of the file, not once per Stop
     except OSError as e:
         raise RuleError(path, "", f"cannot read: {e}")
-    try:
-        data = diskcache.toml(raw)  # parsed once per file content, not once per Stop
     except ValueError as e:
         import tomllib
 
