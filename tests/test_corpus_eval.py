@@ -175,8 +175,8 @@ FLOORS = {
     ("ja", "blind73"): (0.97, 0.0),
     ("en", "blind74"): (0.94, 0.0),
     ("ja", "blind74"): (1.0, 0.0),
-    ("en", "blind75"): (0.76, 0.048),
-    ("ja", "blind75"): (0.94, 0.048),
+    ("en", "blind75"): (0.94, 0.0),
+    ("ja", "blind75"): (1.0, 0.0),
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
     ("en", "blind76"): (0.81, 0.072),
     ("ja", "blind76"): (0.86, 0.0),

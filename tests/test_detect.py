@@ -2575,3 +2575,49 @@ def test_round74_a_casual_no_rules_the_suspect_out():
     message = "nope not the dataloader, a synthetic batch stalls at the same step"
     assert decision(analyze(message)) == "allow"
     assert "negated" in kinds(message)
+
+
+@pytest.mark.parametrize("message", [
+    "The BLEU numbers in the report were wrong — the scorer deduplicated the candidate set first, which drops the hardest references.",
+    "Node 4 logged `watchdog caught collective operation timeout`, which is the RoCE link on that host flapping.",
+    "Train loss flattens at step 3k — the scheduler never leaves warmup, so the LR stays at its floor.",
+    "Two launches with the same seed differ from step 10 since the data workers seed themselves from the clock.",
+    "Validation accuracy is off by a wide margin due to the labels being shifted by one after the resize.",
+    "Your loss stays at 6.9 because the labels never reach the loss: the collator drops them.",
+    # Japanese
+    "結局、OOM は評価中に `torch.no_grad()` を付け忘れてたのが全てでした。",
+    "fix: 再開時に scheduler の状態が読み込まれず、warmup がやり直されて loss が跳ねていた問題を修正",
+])
+def test_round75_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "Here's how the eval pipeline works now, for anyone new to it:\n\n"
+    "1. The sampler shards prompts across ranks, so each rank sees a stale copy at most one step old.",
+    "Due to the storage migration, all jobs on the h100 queue will be preempted Saturday 01:00-05:00 UTC.",
+    "I added a retry loop, which is a guard against the link flapping.",
+    # Japanese
+    "`NCCL_BLOCKING_WAIT` は、collective が止まったときにタイムアウトでプロセスを落とし、ハングを防ぐための設定です。",
+    "FlashAttention は、メモリ帯域がボトルネックになる長い系列の学習で効果を発揮します。",
+    "準備に時間をかけたのが全てでした。",
+    "fix: seed を固定して、評価が揺れていた問題を修正",
+])
+def test_round75_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+def test_round75_a_quoted_error_and_where_it_is_raised_cite_no_cause_after_them():
+    # The symptom's quote shows what failed and where; the cause in the next sentence quotes
+    # nothing that was printed, so it is uncited.
+    message = ("The OOM happens during decoding: `torch.OutOfMemoryError: CUDA out of memory. Tried to "
+               "allocate 2.00 GiB` is raised from `beam_search()`. It's because every beam keeps its own "
+               "copy of the cache, so `num_beams=8` multiplies memory by eight.")
+    ev = [Evidence("E1", "Traceback (most recent call last):\n  File \"gen.py\", line 40\n"
+                         "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has 3 GiB free\n",
+                   "python gen.py --num-beams 8")]
+    assert decision(analyze(message, evidence=ev)) == "block"
+    # Quoting what shows the cause is accepted.
+    cited = message + " The profile shows it: `kv cache per beam: 2.0 GiB x 8`."
+    ev.append(Evidence("E2", "kv cache per beam: 2.0 GiB x 8\n", "python profile_cache.py"))
+    assert decision(analyze(cited, evidence=ev)) == "allow"

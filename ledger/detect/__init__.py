@@ -12,7 +12,7 @@ process (see rules.py), evidence touched only when a claim quotes something (see
 from .. import diskcache
 from . import classify as _classify
 from . import markdown, sentences
-from .cite import Checker, quotes_in
+from .cite import Checker, quotes_in, too_short as _uncitable
 from .decide import decision, DEFAULT_BLOCK_KINDS  # noqa: F401  (re-exported for the guard and the CLI)
 from .rules import load_rules  # noqa: F401
 
@@ -629,7 +629,8 @@ def _symptom_quotes_before(claim, bi, units, claim_at, rules):
     while j >= 0 and units[j].block == bi:
         text = _unemph(units[j].text)
         r = rules.for_lang(sentences.lang_of(text))
-        quoted = quotes_in(text)
+        # (a quote too short to cite anything, `generate()`, neither shows a cause nor a symptom)
+        quoted = [q for q in quotes_in(text) if not _uncitable(q, r)]
         if r.evidence_id.search(text):
             return False  # an id names a whole output: it may hold the cause too
         if quoted:
@@ -643,11 +644,21 @@ def _symptom_quotes_before(claim, bi, units, claim_at, rules):
                 return False  # a sentence that gives a reason, or reports a finding, is no bare symptom
             # A quote that shares a word with the claim may show the cause ("... has 17 NaN
             # values in pixel_values" for "the NaN in the data broke the gradients")
-            if _words_of(claim.text) & set().union(*map(_words_of, quoted)):
+            # (not the failure itself: "CUDA out of memory" and "multiplies memory by eight"
+            # share only the symptom)
+            shown = set().union(*(_words_of(_without_failures(r, q)) for q in quoted))
+            if _words_of(claim.text) & shown:
                 return False
             found = True
         j -= 1
     return found
+
+
+def _without_failures(r, text):
+    """`text` with each failure word of it blanked out."""
+    for m in reversed(list(r.failure.finditer(text))):
+        text = text[:m.start()] + " " + text[m.end():]
+    return text
 
 
 def _words_of(text):

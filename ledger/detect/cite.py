@@ -163,6 +163,23 @@ class _Side:
         return _in_order(segs, self.text(i))
 
 
+def too_short(q, r):
+    """Is quote `q` too short or too generic to cite anything on its own (rules `r`)?"""
+    dense = "".join(q.split())
+    if _CJK.search(q):
+        if len(dense) < r.min_quote_chars:
+            return True
+    else:
+        if len(dense) < r.min_quote_chars:
+            return True
+        if len(q.split()) < 2 and len(dense) < r.min_single_token_chars:
+            return True
+    for g in r.generic_quote.each():
+        if g.search(q.strip().lower()):
+            return True
+    return False
+
+
 def _norm_quote(raw_quote):
     return normalize(redact(raw_quote.replace("\x00", "")))
 
@@ -261,19 +278,7 @@ class Checker:
         return self._near(q, segs, probes[0])
 
     def _too_short(self, q, r):
-        dense = "".join(q.split())
-        if _CJK.search(q):
-            if len(dense) < r.min_quote_chars:
-                return True
-        else:
-            if len(dense) < r.min_quote_chars:
-                return True
-            if len(q.split()) < 2 and len(dense) < r.min_single_token_chars:
-                return True
-        for g in r.generic_quote.each():
-            if g.search(q.strip().lower()):
-                return True
-        return False
+        return too_short(q, r)
 
     def _near(self, q, segs, probe):
         """A quote that almost matches: reported so the agent can fix it, never accepted."""

@@ -505,6 +505,8 @@ def _explanation(r, lang, text, plain):
             continue
         if len(tail.split()) < (3 if lang == "en" else 1):
             continue
+        if r.located_tail and r.located_tail.search(tail):
+            continue  # "The OOM happens in generate(): `OutOfMemoryError ...` is raised from ...": where, not why
         # The explanation is a clause, or (after a colon or dash) a noun phrase that names the
         # cause: "— a memory leak in the Redis client pool", "— `pin_memory=False` in the config".
         if not r.predicate.search(tail) and not (
