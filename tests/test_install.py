@@ -153,7 +153,29 @@ def test_doctor_reports_install_config_ledger_and_a_real_hook_run(project):
     assert "claude project scope: hooks in" in messages
     assert "runs and records" in messages
     assert "config: mode=enforce" in messages
+    assert "earlier version" not in messages
     assert result.exit_code == 0, messages
+
+
+def test_doctor_tells_of_hooks_an_earlier_version_wrote_and_reinstall_upgrades_them(project):
+    # The hook ran with site loaded before `-S` (hooks.command): it works, only slower.
+    import sys
+
+    import ledger.hooks
+
+    old = "%s %s claude" % (sys.executable, ledger.hooks.ENTRY)
+    path = project / ".claude" / "settings.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps({"hooks": {e: [{"hooks": [{"type": "command", "command": old}]}]
+                                          for e in ("PostToolUse", "PostToolUseFailure", "Stop")}}))
+    result = CliRunner().invoke(cli, ["doctor", "--project-dir", str(project), "--json"])
+    warned = [c for c in json.loads(result.output) if "earlier version" in c["message"]]
+    assert warned and warned[0]["level"] == "warn" and "--scope project" in warned[0]["message"]
+    invoke("install", "--scope", "project", "--project-dir", str(project), "--skip-skill")
+    commands = {h["command"] for g in settings(path)["hooks"]["Stop"] for h in g["hooks"]}
+    assert commands == {"%s -S %s claude" % (sys.executable, ledger.hooks.ENTRY)}
+    result = CliRunner().invoke(cli, ["doctor", "--project-dir", str(project), "--json"])
+    assert not [c for c in json.loads(result.output) if "earlier version" in c["message"]]
 
 
 def test_doctor_fails_loudly_on_a_broken_config(project):

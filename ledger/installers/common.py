@@ -33,6 +33,22 @@ def hook_command(agent):
 OUR_COMMANDS = (MARK, "ledger.hooks", os.path.join("ledger", "hooks", "entry.py"))
 
 
+def older_form(command):
+    """Is `command` one of ours in a form an earlier version wrote: `python -m ledger.hooks`, the
+    `ledger-hook` script, or entry.py run with site loaded (hooks.command starts it with `-S`)?
+    Such hooks work, only slower on every tool call."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return False
+    if not any(mark in command for mark in OUR_COMMANDS):
+        return False
+    entry = [i for i, w in enumerate(words) if w.endswith(os.path.join("ledger", "hooks", "entry.py"))]
+    if not entry:
+        return True  # -m ledger.hooks, ledger-hook
+    return "-S" not in words[1:entry[0]]
+
+
 def is_ours(handler):
     command = handler.get("command") if isinstance(handler, dict) else None
     return isinstance(command, str) and any(mark in command for mark in OUR_COMMANDS)
