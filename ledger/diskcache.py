@@ -182,14 +182,9 @@ def toml(data):
     if not enabled():
         return _parse_toml(data)
     key = ("toml", data)
-    _used.add(key)
-    packed = _get(key)
-    if packed is not None:
-        try:
-            return marshal.loads(packed)
-        except Exception:
-            _loaded.pop(key, None)
-            _new.pop(key, None)
+    parsed = _unpack(key)
+    if parsed is not None:
+        return parsed
     parsed = _parse_toml(data)
     if _savable():
         try:
@@ -217,14 +212,9 @@ def toml_file(path):
         with open(path, "rb") as f:
             return _parse_toml(f.read())
     key = ("tomlstat", path, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-    _used.add(key)
-    packed = _get(key)
-    if packed is not None:
-        try:
-            return marshal.loads(packed)
-        except Exception:
-            _loaded.pop(key, None)
-            _new.pop(key, None)
+    parsed = _unpack(key)
+    if parsed is not None:
+        return parsed
     with open(path, "rb") as f:
         data = f.read()
     parsed = _parse_toml(data)
@@ -237,6 +227,20 @@ def toml_file(path):
         except ValueError:  # a TOML date: parsed every time, as by toml()
             pass
     return parsed
+
+
+def _unpack(key):
+    """The parsed document kept under `key` (a fresh copy), or None; an entry that does not
+    unmarshal is dropped."""
+    _used.add(key)
+    packed = _get(key)
+    if packed is not None:
+        try:
+            return marshal.loads(packed)
+        except Exception:
+            _loaded.pop(key, None)
+            _new.pop(key, None)
+    return None
 
 
 def needs(pattern, flags, derive):
