@@ -177,8 +177,8 @@ FLOORS = {
     ("ja", "blind74"): (1.0, 0.0),
     ("en", "blind75"): (0.94, 0.0),
     ("ja", "blind75"): (1.0, 0.0),
-    ("en", "blind76"): (0.81, 0.072),
-    ("ja", "blind76"): (0.86, 0.0),
+    ("en", "blind76"): (0.89, 0.0),
+    ("ja", "blind76"): (0.94, 0.0),
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
     ("en", "blind77"): (0.92, 0.024),
     ("ja", "blind77"): (0.86, 0.0),
@@ -247,12 +247,13 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            # findings, a paragraph of its own that explains the mechanism
                            # (「計算グラフごと保持されるため…」) quotes nothing
                            ("ja", "blind74"): 1,
-                           ("en", "blind76"): 2,
-                           ("ja", "blind76"): 2,
+                           # en_blind76.txt:47: a summary that rules NCCL out and names the
+                           # rank that never arrives, above the cited findings that show it
+                           ("en", "blind76"): 1,
                            # held out, not read: its first run
                            ("en", "blind77"): 1}
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
-NEGATED_BLOCKED_CEILING = {("en", "blind76"): 0.125}
+NEGATED_BLOCKED_CEILING = {}  # none at present: every blind split keeps <= 10%
 
 
 def test_every_blind_split_cites_and_traps_hold(results):

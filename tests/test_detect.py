@@ -2621,3 +2621,50 @@ def test_round75_a_quoted_error_and_where_it_is_raised_cite_no_cause_after_them(
     cited = message + " The profile shows it: `kv cache per beam: 2.0 GiB x 8`."
     ev.append(Evidence("E2", "kv cache per beam: 2.0 GiB x 8\n", "python profile_cache.py"))
     assert decision(analyze(cited, evidence=ev)) == "allow"
+
+
+@pytest.mark.parametrize("message", [
+    "The hang only shows up on 16 nodes, and the py-spy dump confirms it's the shared-memory queue filling up.",
+    "Loss is NaN from step 1 with fused Adam. eps=1e-10 rounds to zero in fp16 and the update divides by zero.",
+    # Japanese
+    "あー OOM してたの eval 中の KV キャッシュ不足でした。",
+    "`drop_last=False` にしているので最後のバッチだけ小さくなり、val loss が 2 エポック目から下がらなくなっています。",
+    "pad_token を eos_token と同じにしているので EOS がマスクされ、モデルが生成を止められなくなっています。",
+])
+def test_round76_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "Please attach the exact command and its output when you write up a root cause in the postmortem.",
+    "CI sets CUBLAS_WORKSPACE_CONFIG=:16:8 before torch is imported, which is why the determinism job can run.",
+    "Root cause still unknown. The hang reproduces only on the 8-node jobs, which points somewhere around the "
+    "bootstrap, but I have nothing conclusive yet.",
+    "These are H100s, so the config now uses bf16 and drops the loss scaler entirely.",
+    "nccl isnt to blame, NCCL_DEBUG=INFO shows every ring connected before the stall",
+    # Japanese
+    "昨日待っていたのは部品の入荷待ちでした。",
+    "学習率を下げたので、loss が改善しなくなるかもしれません。",
+])
+def test_round76_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+def test_round76_an_evidence_id_the_session_lacks_uncites_its_claim():
+    # The claim names E3, which was never recorded; the E1 of the evidence section beside it
+    # shows the symptom only and does not stand in for the missing id.
+    message = ("## Root cause\nStep time doubled after the upgrade because the new wheel no longer ships the "
+               "fused kernel for head_dim 256 (E3).\n\n## Evidence\nStep times before and after are in E1.")
+    ev = [Evidence("E1", ".venv-old  312 ms/step\n.venv-new  640 ms/step\n", "python bench.py")]
+    assert decision(analyze(message, evidence=ev)) == "block"
+    # With E3 recorded, the same answer passes.
+    ev.append(Evidence("E3", "UserWarning: no fused kernel for head_dim=256, falling back\n", "python probe.py"))
+    assert decision(analyze(message, evidence=ev)) == "allow"
+
+
+def test_round76_a_restating_summary_draws_on_the_cited_findings_before_it():
+    message = ("## 原因\nNCCL timeout は rank 3 がデータ読み込みで止まり、all_reduce に入ってこないことで起きています。"
+               "`rank 3 stuck in _load_shard` と出ています (E1)。\n\n"
+               "つまり rank 3 はシャード読み込みから戻ってこず、他の rank が collective で待たされたままタイムアウトしています。")
+    ev = [Evidence("E1", "watchdog: rank 3 stuck in _load_shard (data.py:212)\n", "py-spy dump --pid 77")]
+    assert decision(analyze(message, evidence=ev)) == "allow"

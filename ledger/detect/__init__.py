@@ -450,6 +450,14 @@ def analyze(message, evidence=None, rules=None):
                 cited[key] = _cite(scopes[key], checker)
             claim.quotes, claim.evidence, claim.near_misses = cited[key]
             claim.cited = bool(claim.evidence)
+            if claim.cited:
+                made_up = [e for e in _citations([claim.text], [], rules.for_lang(claim.lang))[0]
+                           if not checker.known_id(e)]
+                if made_up:
+                    # "... falls back to the math kernel (E3)." when the session has no E3: the
+                    # claim names its own evidence, and that evidence does not exist; other
+                    # entries around it (a symptom's E1 below) do not stand in for it
+                    claim.evidence, claim.cited = [], False
         _follow_on(claims, units, blocks, rules)
     return Report([c for c, _ in claims], lang, len(units))
 

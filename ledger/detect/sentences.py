@@ -13,8 +13,9 @@ _CJK = diskcache.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff66-\uff9f
 _LATIN = diskcache.compile(r"[A-Za-z]")
 _JA_END = diskcache.compile(r"[。!?！？]+[」』)）\"']*")
 # A lower-case start also ends a sentence after a plain word ("numbers jumped. the PR put ..."
-# in chat-style text); abbreviations are kept whole below.
-_EN_END = diskcache.compile(r"(?<=[.!?])[\"')\]*_]*(?=\s+(?:[\"'(\[*_`]*[A-Z0-9]|/\w)|\s*$)|(?<=[A-Za-z]{3}[.!?])(?=\s+[a-z][a-z0-9]+(?:'[a-z]{1,2})?\s)|(?<=[A-Za-z0-9)]{2}[.!?])(?=\s+`+x+`+\s+[a-z])")
+# in chat-style text), or a setting ("... with fused AdamW. eps=1e-8 underflows to zero");
+# abbreviations are kept whole below.
+_EN_END = diskcache.compile(r"(?<=[.!?])[\"')\]*_]*(?=\s+(?:[\"'(\[*_`]*[A-Z0-9]|/\w)|\s*$)|(?<=[A-Za-z]{3}[.!?])(?=\s+[a-z][a-z0-9]+(?:'[a-z]{1,2})?\s|\s+[a-z][a-z0-9_]*=[\w.+-]+\s)|(?<=[A-Za-z0-9)]{2}[.!?])(?=\s+`+x+`+\s+[a-z])")
 _BREAK_RUN = diskcache.compile(r"\s*\n\s*")
 _DIGIT_DOT = diskcache.compile(r"\d\.$")
 _DIGIT_NEXT = diskcache.compile(r"\s*\d")
