@@ -451,8 +451,7 @@ def analyze(message, evidence=None, rules=None):
             claim.quotes, claim.evidence, claim.near_misses = cited[key]
             claim.cited = bool(claim.evidence)
             if claim.cited:
-                made_up = [e for e in _citations([claim.text], [], rules.for_lang(claim.lang))[0]
-                           if not checker.known_id(e)]
+                made_up = [e for e in _ids_in([claim.text], rules.for_lang(claim.lang)) if not checker.known_id(e)]
                 if made_up:
                     # "... falls back to the math kernel (E3)." when the session has no E3: the
                     # claim names its own evidence, and that evidence does not exist; other
@@ -711,9 +710,8 @@ def _sentence_citations(text, bi, blocks, rules, lang, last):
     return _citations([text], [], rules.for_lang(lang))
 
 
-def _citations(prose, material, r):
-    """The evidence ids named in `prose` (each once, in order) and the quotes a claim may cite:
-    those in `prose`, and each block of `material` whole and line by line."""
+def _ids_in(prose, r):
+    """The evidence ids named in `prose`, each once, in order."""
     ids = []
     seen = set()
     for text in prose:
@@ -722,6 +720,13 @@ def _citations(prose, material, r):
             if eid not in seen:
                 seen.add(eid)
                 ids.append(eid)
+    return ids
+
+
+def _citations(prose, material, r):
+    """The evidence ids named in `prose` (each once, in order) and the quotes a claim may cite:
+    those in `prose`, and each block of `material` whole and line by line."""
+    ids = _ids_in(prose, r)
     quotes = []
     for text in prose:
         quotes.extend(quotes_in(text))

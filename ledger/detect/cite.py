@@ -245,7 +245,7 @@ class Checker:
             if q in self._memo or q in pending:
                 continue
             r = self.rules_for("ja" if _CJK.search(q) else "en")
-            segs = [] if self._too_short(q, r) else split_segments(q)
+            segs = [] if too_short(q, r) else split_segments(q)
             if not segs:
                 self._memo[q] = ("short", [], q)
                 continue
@@ -276,9 +276,6 @@ class Checker:
                     return ("self", ids, "%s (written by the agent in %s)" % (q, self.evidence[i].id))
             return ("verified", ids, q)
         return self._near(q, segs, probes[0])
-
-    def _too_short(self, q, r):
-        return too_short(q, r)
 
     def _near(self, q, segs, probe):
         """A quote that almost matches: reported so the agent can fix it, never accepted."""
