@@ -227,3 +227,21 @@ def test_gemini_folder_trust(tmp_path, monkeypatch):
     assert gemini.folder_trusted(str(project))
     assert os.path.exists(project / ".gemini" / "skills" / "debug" / "SKILL.md")
     assert gemini.gemini_dir() == os.path.join(str(tmp_path / "home"), ".gemini")
+
+
+def test_gemini_doctor_checks_the_hook_command_as_claude_doctor_does(tmp_path):
+    # One check for all three agents (installers/common.command_checks): a program that is gone
+    # is an error, a form an earlier version wrote is worth reinstalling.
+    import ledger.hooks
+
+    def messages(command):
+        gemini.install("user", str(tmp_path), command)
+        return [(level, m) for level, m in gemini.doctor(str(tmp_path))
+                if "hook command" in m or "earlier version" in m]
+
+    gone = messages("/venv/bin/ledger-hook gemini")
+    assert gone == [("error", "gemini: the hook command /venv/bin/ledger-hook does not exist (moved "
+                              "virtualenv?): run `ledger install --agent gemini --scope user` again")]
+    older = messages("%s %s gemini" % (sys.executable, ledger.hooks.ENTRY))
+    assert len(older) == 1 and older[0][0] == "warn" and "--agent gemini --scope user" in older[0][1]
+    assert messages("%s -S %s gemini" % (sys.executable, ledger.hooks.ENTRY)) == []

@@ -70,15 +70,7 @@ def doctor(project_dir):
             if missing:
                 text += "; missing %s: run `ledger install --scope %s` again" % (", ".join(missing), scope)
             found.append((level, text))
-            command = next(iter(events.values()))
-            program = command.split()[0].strip("'\"") if command else ""
-            if program and os.path.isabs(program) and not os.path.exists(program):
-                found.append(("error", "the hook command %s does not exist (moved virtualenv?): "
-                                       "run `ledger install --scope %s` again" % (program, scope)))
-            elif command and common.older_form(command):
-                found.append(("warn", "claude %s scope: the hooks were written by an earlier version (`%s`), "
-                                      "which starts slower on every tool call: run `ledger install --scope %s` "
-                                      "again" % (scope, command, scope)))
+            found.extend(common.command_checks(next(iter(events.values())), scope, "claude"))
         skill = skill_path(scope, project_dir)
         if os.path.exists(skill):
             found.append(("ok", "claude %s scope: debug skill at %s" % (scope, skill)))

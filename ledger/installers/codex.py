@@ -335,10 +335,7 @@ def doctor(project_dir):
         if missing:
             text += "; missing %s: run `ledger install --agent codex --scope %s` again" % (", ".join(missing), scope)
         found.append(("warn" if missing else "ok", text))
-        program = next(iter(events.values())).split()[0].strip("'\"")
-        if os.path.isabs(program) and not os.path.exists(program):
-            found.append(("error", "codex: the hook command %s does not exist (moved virtualenv?): "
-                                   "run `ledger install --agent codex --scope %s` again" % (program, scope)))
+        found.extend(common.command_checks(next(iter(events.values())), scope, "codex"))
         if scope == "project" and not project_trusted(project_dir):
             found.append(("error", "codex: project %s is not trusted, so Codex ignores its .codex/ "
                                    "hooks without a warning; trust it in codex (or `codex exec --trust`), "

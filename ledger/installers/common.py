@@ -33,6 +33,10 @@ def hook_command(agent):
 OUR_COMMANDS = (MARK, "ledger.hooks", os.path.join("ledger", "hooks", "entry.py"))
 
 
+def _names_ours(command):
+    return any(mark in command for mark in OUR_COMMANDS)
+
+
 def older_form(command):
     """Is `command` one of ours in a form an earlier version wrote: `python -m ledger.hooks`, the
     `ledger-hook` script, or entry.py run with site loaded (hooks.command starts it with `-S`)?
@@ -41,7 +45,7 @@ def older_form(command):
         words = shlex.split(command)
     except ValueError:
         return False
-    if not any(mark in command for mark in OUR_COMMANDS):
+    if not _names_ours(command):
         return False
     entry = [i for i, w in enumerate(words) if w.endswith(os.path.join("ledger", "hooks", "entry.py"))]
     if not entry:
@@ -49,9 +53,23 @@ def older_form(command):
     return "-S" not in words[1:entry[0]]
 
 
+def command_checks(command, scope, agent):
+    """doctor's checks of one installed hook command of `agent`: its program must exist, and a form
+    an earlier version wrote is worth replacing."""
+    prefix, flag = ("", "") if agent == "claude" else (agent + ": ", "--agent %s " % agent)
+    again = "run `ledger install %s--scope %s` again" % (flag, scope)
+    program = command.split()[0].strip("'\"") if command else ""
+    if program and os.path.isabs(program) and not os.path.exists(program):
+        return [("error", "%sthe hook command %s does not exist (moved virtualenv?): %s" % (prefix, program, again))]
+    if command and older_form(command):
+        return [("warn", "%s %s scope: the hooks were written by an earlier version (`%s`), which starts "
+                         "slower on every tool call: %s" % (agent, scope, command, again))]
+    return []
+
+
 def is_ours(handler):
     command = handler.get("command") if isinstance(handler, dict) else None
-    return isinstance(command, str) and any(mark in command for mark in OUR_COMMANDS)
+    return isinstance(command, str) and _names_ours(command)
 
 
 def read_json(path):

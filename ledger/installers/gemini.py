@@ -230,10 +230,7 @@ def doctor(project_dir):
                     if isinstance(timeout, (int, float)) and timeout < 1000:
                         found.append(("error", "gemini: the %s hook has timeout %s, which Gemini reads as "
                                                "milliseconds; run `ledger install --agent gemini` again" % (event, timeout)))
-        program = next(iter(events.values())).split()[0].strip("'\"")
-        if os.path.isabs(program) and not os.path.exists(program):
-            found.append(("error", "gemini: the hook command %s does not exist (moved virtualenv?): "
-                                   "run `ledger install --agent gemini --scope %s` again" % (program, scope)))
+        found.extend(common.command_checks(next(iter(events.values())), scope, "gemini"))
         found.extend(("error", "gemini: " + m) for _, m in _switches(path))
         if scope == "project" and not folder_trusted(project_dir):
             found.append(("warn", "gemini: %s is not in ~/.gemini/trustedFolders.json, and Gemini loads "
