@@ -2668,3 +2668,61 @@ def test_round76_a_restating_summary_draws_on_the_cited_findings_before_it():
                "つまり rank 3 はシャード読み込みから戻ってこず、他の rank が collective で待たされたままタイムアウトしています。")
     ev = [Evidence("E1", "watchdog: rank 3 stuck in _load_shard (data.py:212)\n", "py-spy dump --pid 77")]
     assert decision(analyze(message, evidence=ev)) == "allow"
+
+
+@pytest.mark.parametrize("message", [
+    # a result clause whose subject is inline code
+    "The collator pads on the left, so `input_ids[:, 0]` holds a pad token for every short prompt and the loss goes NaN.",
+    # "has no effect", then a dash and what is set up wrong
+    "The adapter has no effect at eval time — the `lora_target` names don't match any module in this model.",
+    # an issue closed by naming the change behind it, with a relative clause about it
+    "Closing — this was the accelerate 0.28 change that made `split_batches` default to True, which silently "
+    "halves our per-device batch.",
+    # Japanese: たら with a past result reports what happened, so the frame after it claims
+    "fp32 に戻したら直ったので、結局 fused Adam の実装が原因でした。",
+    # memory that keeps growing is a failure
+    "RSS が epoch ごとに増えていくのは、評価結果を毎回リストに溜め込んでいるからです。",
+    # the source of a NaN named tersely
+    "NaN の出どころ、`F.normalize` の分母。",
+    # a change stated, then 「これで」 and the failure it brought
+    "tokenizer を更新したタイミングで pad_token の既定値が変わった、これで評価スコアがズレた。",
+    # the matter after 「件：」, then a part missing from the set-up
+    "eval だけ精度が低い件：eval 用の前処理に resize が入っていない。",
+])
+def test_round77_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    # where a setting makes errors surface, not an error that happened
+    "Setting `CUDA_LAUNCH_BLOCKING=1` serialises launches, so an error is raised at the line that triggered it "
+    "instead of at the next synchronisation.",
+    # a tool's display after "so" is what one sees, not a failure
+    "vLLM reserves the cache up front, so `nvidia-smi` shows most of the memory in use even when nothing runs.",
+    "Dropout has no effect on the gradient norm here, it only scales activations.",
+    "Closing — fixed by #412 in the 0.9 release.",
+    # Japanese: a plan with たら, and 「これで」 reporting a fix
+    "bf16 にしたら NaN が消えるかどうか、次に試します。",
+    "出力がズレていたので sdpa を eager に戻しました。これで直りました。",
+    "NaN が出ていたので lr を下げた、これで NaN が出なくなった。",
+    "NaN が出ていたので lr を下げた、これで loss が下がった。",
+])
+def test_round77_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+def test_round77_a_ruled_out_suspect_after_its_not_is_negated():
+    for message in ("pretty sure it's not NCCL, the same hang shows up with gloo on CPU",
+                    "Can confirm it's not the driver — both nodes crash the same way on 535 and 550."):
+        kinds = [c.kind for c in analyze(message).claims]
+        assert kinds == ["negated"], (message, kinds)
+
+
+def test_round77_an_evidence_line_under_a_table_cites_the_claim_above_it():
+    message = ("## Summary\nThe accuracy drop comes from quantising the classifier head; keeping it in fp16 "
+               "recovers it.\n\n| run | acc |\n|---|---|\n| int8 all | 61.2 |\n| int8, head fp16 | 73.9 |\n\n"
+               "From the sweep: `skip=head  acc=73.9` against `skip=none  acc=61.2`.")
+    ev = [Evidence("E1", "fp16        acc=74.1\nskip=none  acc=61.2\nskip=head  acc=73.9\n", "python sweep.py")]
+    assert decision(analyze(message, evidence=ev)) == "allow"
+    # the same answer whose quotes no tool printed is still blocked
+    assert decision(analyze(message.replace("73.9`", "75.0`").replace("61.2`", "60.0`"), evidence=ev)) == "block"

@@ -542,10 +542,11 @@ def _scope(bi, blocks, rules):
             if not all(_names_evidence(x.text, rules) or x.kind == "row" and x.header is True for x in run):
                 after = j + len(run)
                 if run[0].kind == "row" and after < len(blocks) and blocks[after].kind == "para" \
-                        and _names_evidence(blocks[after].text, rules) and _points_back(blocks[after].text, rules):
+                        and _names_evidence(blocks[after].text, rules) and (
+                            _points_back(blocks[after].text, rules) or _is_evidence_line(blocks[after].text, rules)):
                     # 「…ためです。」, a table of the numbers, then 「`logged_loss=9.21 …` の通り、
-                    # ちょうど 4 倍です (E1)」: the paragraph under the table quotes the output the
-                    # table sums up, for the claim above it
+                    # ちょうど 4 倍です (E1)」 or "From the sweep: `…`": the paragraph under the
+                    # table quotes the output the table sums up, for the claim above it
                     for x in run + [blocks[after]]:
                         prose.append(x.text)
                         material.extend(x.codes)

@@ -324,10 +324,10 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
             best = Verdict(ASSERTION, "names a defect (%r) beside a failure (%r)" % (d.group(0).strip()[-40:], own_failure))
     if best is None and not cues and mode is None and not observed and lang == "ja" and own_failure and r.defect:
         # 「OOM の件、eval の batch_size が train の 4 倍になっていました」: the failure named as
-        # the matter (「〜の件、」), then a part set up wrong: what was found about it
-        head, sep, tail = text.partition("件、")
+        # the matter (「〜の件、」「〜件：」), then a part set up wrong: what was found about it
+        head, sep, tail = _partition(_MATTER, text)
         d = r.defect.search(tail) if sep and failure_term(r, head) else None
-        if d is not None and not r.any_negation.search(tail) and not r.rationale.search(tail) \
+        if d is not None and not _negated_outside(r, tail, d) and not r.rationale.search(tail) \
                 and not (r.own_action and r.own_action.search(tail)):
             best = Verdict(ASSERTION, "names a defect (%r) about a failure (%r)" % (d.group(0).strip()[-40:], own_failure))
     if best is None and mode is None and not observed and r.found_opener and r.defect \
@@ -355,8 +355,14 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
 
 
 def _negated_outside(r, text, d):
-    """A negation in `text` outside the defect `d` names (「入っていなかった」 is the defect itself)."""
-    return r.any_negation.search(text[:d.start()] + " " + text[d.end():]) is not None
+    """A negation in `text` outside the defect `d` names (「入っていなかった」 is the defect itself).
+    A relative clause after it says more about what was found ("..., which doesn't support our
+    mask"), not that it was not found."""
+    after = text[d.end():]
+    which = after.find(", which ")
+    if which >= 0:
+        after = after[:which]
+    return r.any_negation.search(text[:d.start()] + " " + after) is not None
 
 
 def _after_our_change(r, text, plain, m):
@@ -448,6 +454,15 @@ def stated(r, text):
 _ANAPHORIC_START = diskcache.compile(r"\s*(?:[Tt]hose|[Tt]hese)\s+[a-z]")
 # "Loss sat at 10.37 (≈ ln 32000) for the whole run": a parenthesis is not part of the head
 _PAREN = diskcache.compile(r"\([^()]*\)")
+# 「〜の件、」「〜件：」: the matter a Japanese sentence goes on to explain
+_MATTER = diskcache.compile(r"件\s*[、：:—–]\s*")
+
+
+def _partition(pattern, text):
+    m = pattern.search(text)
+    return (text[:m.start()], m.group(0), text[m.end():]) if m else (text, "", "")
+
+
 # A Japanese sentence that ends in the past: 「〜になっていたのです」「〜でした」
 _PAST_END = diskcache.compile(r"(?:た|でした|ました)(?:のです|んです|のでした)?[。.!！]?\s*$")
 
