@@ -57,7 +57,10 @@ if _sre is not None:
 # 8: the index's lookups are dicts ("prefilter index 3"); the indexes of 7 are no longer read.
 # 9: a list's plan and index are one entry, keyed by its joined alternation (no index key), its
 # strings stored once, a unit that is a whole pattern named by its position in the list.
-FORMAT = b"evidence-ledger cache 9\n"
+# 10: a list's entry is its plan and index marshalled once more (bytes), unmarshalled when the
+# list is used: the entries that rule packs of an earlier version left behind (~450 KB for one
+# upgrade) cost a Stop that reads them ~3 ms as objects, next to nothing as bytes.
+FORMAT = b"evidence-ledger cache 10\n"
 DIGEST = 4  # CRC-32, big-endian
 MAX_BYTES = 16 * 1024 * 1024
 # Rule edits add new joined patterns and leave the old ones behind; past this many entries a
@@ -245,18 +248,22 @@ def _unpack(key):
 
 def needs(pattern, flags, derive):
     """`derive(pattern, flags)` (ints, strings, tuples and dicts of them, or None), kept:
-    what the detector's prefilter knows about a pattern without parsing it (rules.py)."""
+    what the detector's prefilter knows about a pattern without parsing it (rules.py). Kept
+    marshalled, and unmarshalled only here: the file holds the lists of every pack version
+    used since it was made, and a Stop reads the file whole."""
     flags = int(flags)
     if not enabled():
         return derive(pattern, flags)
     key = ("needs", pattern, flags)
-    _used.add(key)
-    found = _get(key)
-    if found is not None and len(found) == 1:
+    found = _unpack(key)
+    if type(found) is tuple and len(found) == 1:
         return found[0]
     value = derive(pattern, flags)
     if _savable():
-        _new[key] = (value,)
+        try:
+            _new[key] = marshal.dumps((value,))
+        except ValueError:  # not what a prefilter derives: derived again next time
+            pass
     return value
 
 
@@ -285,7 +292,7 @@ def _get(key):
     Only the outer shape, by the key's kind: every entry in a file was checked in full
     (`_well_formed`) by the `save` that wrote it, the file's CRC-32 says it is those bytes, and
     FORMAT changes with any change of shape. The full check of all ~490 entries a Stop reads
-    cost it ~1.5 ms (the prefilter's nested tuples of strings, `_plain`). What the outer
+    cost it ~1.5 ms (the prefilter's nested tuples of strings). What the outer
     shape does not rule out fails where the value is used, into the fallback each use has
     (re.compile, tomllib, no prefilter)."""
     value = _entries().get(key)
@@ -296,7 +303,7 @@ def _get(key):
 
 
 # The type of each kind's value (`_well_formed` has the rest).
-_SHAPES = {"re": tuple, "toml": bytes, "tomlstat": bytes, "needs": tuple}
+_SHAPES = {"re": tuple, "toml": bytes, "tomlstat": bytes, "needs": bytes}
 # The kinds that hold a parsed TOML file, and what an entry of each weighs beyond its value.
 _TOML_KINDS = {"toml": lambda key: len(key[1]), "tomlstat": lambda key: 0}
 
@@ -361,18 +368,8 @@ def _well_formed(key, value):
                 and isinstance(value, bytes))
     if key[0] == "needs":
         return (len(key) == 3 and isinstance(key[1], str) and isinstance(key[2], int)
-                and isinstance(value, tuple) and len(value) == 1 and _plain(value[0]))
+                and isinstance(value, bytes))
     return False
-
-
-def _plain(value):
-    kind = type(value)
-    if value is None or kind is int or kind is str:
-        return True
-    if kind is dict:  # (the prefilter's lookups: strings or ints to strings, ints, tuples of them)
-        return all(map(_plain, value)) and all(map(_plain, value.values()))
-    # A tuple of strings (the common case) without a call per string.
-    return kind is tuple and (all(type(v) is str for v in value) or all(map(_plain, value)))
 
 
 def save():
