@@ -184,6 +184,8 @@ FLOORS = {
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
     ("en", "blind78"): (0.84, 0.048),
     ("ja", "blind78"): (0.94, 0.096),
+    ("en", "blind79"): (0.92, 0.0),
+    ("ja", "blind79"): (0.97, 0.048),
 }
 
 
@@ -252,10 +254,13 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            # en_blind76.txt:47: a summary that rules NCCL out and names the
                            # rank that never arrives, above the cited findings that show it
                            ("en", "blind76"): 1,
-                           # held out, not read: its first run
-                           ("ja", "blind78"): 2}
+                           # held out, not read: their first runs
+                           ("ja", "blind78"): 2,
+                           ("en", "blind79"): 1,
+                           ("ja", "blind79"): 1}
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
-NEGATED_BLOCKED_CEILING = {}  # none at present: every blind split keeps <= 10%
+NEGATED_BLOCKED_CEILING = {("en", "blind79"): 0.125,  # held out, not read: one of 8 in each
+                           ("ja", "blind79"): 0.125}
 
 
 def test_every_blind_split_cites_and_traps_hold(results):
