@@ -56,18 +56,10 @@ Labels = _patterns_model("Labels", detect_rules.PATTERN_LISTS["labels"])
 Grammar = _patterns_model("Grammar", detect_rules.PATTERN_LISTS["grammar"])
 
 
-class Citation(_Strict):
-    evidence_id: List[str] = []
-    generic_quote: List[str] = []
-    back_reference: List[str] = []
-    follow_on: List[str] = []
+# Every pattern list the detector reads under [citation] (rules.PATTERN_LISTS), and two numbers.
+class Citation(_patterns_model("CitationPatterns", detect_rules.PATTERN_LISTS["citation"])):
     min_quote_chars: Optional[int] = None
     min_single_token_chars: Optional[int] = None
-
-    @field_validator("evidence_id", "generic_quote", "back_reference", "follow_on")
-    @classmethod
-    def _patterns(cls, v):
-        return _check_list(v)
 
     @field_validator("min_quote_chars", "min_single_token_chars")
     @classmethod

@@ -2726,3 +2726,64 @@ def test_round77_an_evidence_line_under_a_table_cites_the_claim_above_it():
     assert decision(analyze(message, evidence=ev)) == "allow"
     # the same answer whose quotes no tool printed is still blocked
     assert decision(analyze(message.replace("73.9`", "75.0`").replace("61.2`", "60.0`"), evidence=ev)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    # two figures that should agree, after "That's why"
+    "That's why train accuracy reads 99% while the holdout sits at 64%.",
+    # a failure, then two steps in the wrong order
+    "The fine-tuned checkpoint has no effect at eval. `save_pretrained()` runs before `merge_adapter()`, so we "
+    "write the base weights and lose the tuned ones.",
+    # a failure set beside what coincides with it, then why
+    "Loss spikes at step 30k, which is exactly where the second data mix kicks in - that mix has thousands of "
+    "empty strings.",
+    # a commit subject naming the failure, then its cause
+    "fix eval hang: the collate fn waited on a queue that the main process never fills",
+    # Japanese: 「理由、それは」, and gradients that keep adding up
+    "学習が遅い理由、それは毎 step で `torch.cuda.synchronize()` を呼んでいることです。",
+    "`optimizer.zero_grad()` がループの外にあるので、勾配が毎 step 足され続けています。",
+])
+def test_round78_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "fix OOM: move the eval loop under no_grad",
+    "Three candidates for the slowdown, none confirmed yet: the new kernel, the logging hook, or the smaller batch.",
+    "The root-cause column of the incident tracker is still blank for two entries.",
+    "The step time matches the deploy, but that's just a coincidence as far as I can tell.",
+    # Japanese: how a mechanism works and what it entails; a plan to investigate; a case not yet
+    # seen; causes announced before they are given
+    "Adam は勾配の一次と二次のモーメントを移動平均で持ち、その比で更新量を決める仕組みです。"
+    "そのため学習率が同じでも実際の更新幅はパラメータごとに変わります。",
+    "スループット低下の原因を特定するため、まず nsys でプロファイルを取ります。",
+    "bf16 にしても発散するようなら別の原因です。",
+    "ハングとメモリ増加の件、両方とも原因が分かりました。詳細は下に書きます。",
+])
+def test_round78_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+def test_round78_ruled_out_suspects_are_negated():
+    for message in ("The regression isn't the tokenizer; the ids match token for token across both versions.",
+                    "データローダのリークを疑ってたけど違いました。"):
+        kinds = [c.kind for c in analyze(message).claims]
+        assert kinds == ["negated"], (message, kinds)
+
+
+def test_round78_a_summary_draws_on_the_details_section_that_bears_on_it():
+    message = ("## 概要\n評価が 2 時間ごとに止まる件、原因は rank 0 の checkpoint 書き出しです。\n\n"
+               "## 詳細\n1. 他の rank は `Watchdog caught collective operation timeout` で落ちています（E1）。\n"
+               "2. 同じ時刻の rank 0 は `write_checkpoint (ckpt.py:88)` で止まっています（E2）。\n")
+    ev = [Evidence("E1", "[rank3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=9)\n", "grep Watchdog"),
+          Evidence("E2", "Thread 1 (active): write_checkpoint (ckpt.py:88)\n", "py-spy dump --pid 4")]
+    assert decision(analyze(message, evidence=ev)) == "allow"
+    # Details that show only the symptom do not stand behind the summary's cause.
+    message = ("## TL;DR\nTraining is slow because the compiler recompiles on every batch.\n\n"
+               "## Details\nStep times in E1 show it.\n")
+    ev = [Evidence("E1", "step 1 | 41.2 s\nstep 2 | 38.9 s\n", "python train.py --max-steps 2")]
+    assert decision(analyze(message, evidence=ev)) == "block"
+    # Without a summary heading above it, a later section does not cite the claim.
+    message = message.replace("## TL;DR", "## Notes").replace("Step times in E1 show it.", "`recompiling` shows in E1.")
+    ev = [Evidence("E1", "step 1 | 41.2 s  recompiling\n", "python train.py --max-steps 2")]
+    assert decision(analyze(message, evidence=ev)) == "block"

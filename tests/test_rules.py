@@ -324,3 +324,18 @@ def test_a_broken_grammar_entry_is_named_by_ledger_rules(tmp_path):
     result = CliRunner().invoke(cli, ["rules", "--project-dir", proj])
     assert result.exit_code != 0
     assert "bad.toml" in result.output and "grammar.topic" in result.output
+
+
+def test_every_pattern_list_the_detector_reads_is_one_a_rule_file_may_set(tmp_path):
+    # The schema takes its lists from the detector's (rules.PATTERN_LISTS): a list added there
+    # cannot be refused as an unknown key in the packs that ship it, nor in a user's file.
+    from ledger import rules_schema
+    from ledger.detect import rules as detect_rules
+
+    lines = ['[pack]\nname = "x"\n']
+    for section, keys in detect_rules.PATTERN_LISTS.items():
+        lines.append("[%s]\n" % section)
+        lines.extend("%s = ['\\bword\\b']\n" % key for key in keys)
+    path = tmp_path / "all.toml"
+    path.write_text("".join(lines), encoding="utf-8")
+    assert rules_schema.validate_file(str(path)) == []

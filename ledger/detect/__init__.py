@@ -457,6 +457,20 @@ def analyze(message, evidence=None, rules=None):
                     # claim names its own evidence, and that evidence does not exist; other
                     # entries around it (a symptom's E1 below) do not stand in for it
                     claim.evidence, claim.cited = [], False
+        for claim, bi in claims:
+            if claim.cited or claim.kind != "assertion":
+                continue
+            # "## Summary" states the cause and "## Details" right after it quotes what shows
+            # it: the summary draws on the details, when what they cite bears on the claim
+            details = _details_citations(bi, blocks, rules, claim.lang)
+            if details is None:
+                continue
+            checker.check_all(details[1])
+            quotes, ev, near = _cite(details, checker)
+            verified = [q for q in quotes if checker.check_quote(q)[0] == "verified"]
+            if ev and _bears_on(claim, [e for e in ev if e in details[0]], verified, checker, rules.for_lang(claim.lang)):
+                claim.quotes, claim.evidence, claim.cited = quotes, ev, True
+                claim.reason += "; drawn from the details section after its summary"
         _follow_on(claims, units, blocks, rules)
     return Report([c for c, _ in claims], lang, len(units))
 
@@ -566,17 +580,72 @@ def _scope(bi, blocks, rules):
     while j < len(blocks) and blocks[j].kind != "heading":
         j += 1
     if j < len(blocks) and blocks[j].level < 7 and _is_evidence_line(blocks[j].text, rules):
-        level = blocks[j].level
-        j += 1
-        while j < len(blocks) and not (blocks[j].kind == "heading" and blocks[j].level <= level):
-            nb = blocks[j]
-            if nb.kind in ("fence", "quote"):
-                material.append(nb.text)
-            elif nb.kind in ("para", "item", "row"):
-                prose.append(nb.text)
-                material.extend(nb.codes)
-            j += 1
+        more_prose, more_material = _section(j, blocks)
+        prose += more_prose
+        material += more_material
     return prose, material
+
+
+def _section(j, blocks):
+    """(prose, quotes and fences) of the section headed at block `j`, to the next heading of its depth."""
+    prose, material = [], []
+    level = blocks[j].level
+    j += 1
+    while j < len(blocks) and not (blocks[j].kind == "heading" and blocks[j].level <= level):
+        nb = blocks[j]
+        if nb.kind in ("fence", "quote"):
+            material.append(nb.text)
+        elif nb.kind in ("para", "item", "row"):
+            prose.append(nb.text)
+            material.extend(nb.codes)
+        j += 1
+    return prose, material
+
+
+def _details_citations(bi, blocks, rules, lang):
+    """(evidence ids, quotes) of the details section after the summary section that holds block
+    `bi` ("## Summary" then "## Details", 「## 概要」 then 「## 詳細」), or None."""
+    j = bi + 1
+    while j < len(blocks) and not (blocks[j].kind == "heading" and blocks[j].level < 7):
+        j += 1
+    if j >= len(blocks) or not _summary_then_details(bi, j, blocks, rules):
+        return None
+    prose, material = _section(j, blocks)
+    return _citations(prose, material, rules.for_lang(lang))
+
+
+# Words too common to show that an output bears on a claim.
+_COMMON = frozenset("because every with that this from when after before which there their into only "
+                    "also than then they were have been does each while where what about some same".split())
+
+
+def _bears_on(claim, evidence_ids, quotes, checker, r):
+    """Does what the details section cites share a word with the summary's claim (its failure
+    words aside)? "Training is slow because torch.compile recompiles" is not shown by step times."""
+    words = _words_of(_without_failures(r, claim.text)) - _COMMON
+    if not words:
+        return False
+    texts = [q.lower() for q in quotes]
+    texts += [checker.output_of(eid).lower() for eid in evidence_ids]
+    return any(w in t for w in words for t in texts)
+
+
+def _summary_then_details(bi, j, blocks, rules):
+    """Is block `bi` in a section headed as a summary ("## Summary", 「## 概要」) whose next section
+    of the same depth, headed at `j`, gives the details ("## Details", 「## 詳細」)?"""
+    k = bi
+    while k >= 0 and not (blocks[k].kind == "heading" and blocks[k].level < 7):
+        k -= 1
+    if k < 0 or blocks[k].level != blocks[j].level:
+        return False
+    return _heading_matches(blocks[k].text, "summary_heading", rules) \
+        and _heading_matches(blocks[j].text, "details_heading", rules)
+
+
+def _heading_matches(text, name, rules):
+    t = _unemph(text)
+    return any(getattr(rules.for_lang(lang), name) and getattr(rules.for_lang(lang), name).search(t)
+               for lang in ("en", "ja"))
 
 
 def _only_quote(text):

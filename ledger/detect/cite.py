@@ -303,6 +303,11 @@ class Checker:
     def known_id(self, eid):
         return eid.upper() in self.ids
 
+    def output_of(self, eid):
+        """The recorded output of evidence `eid` ("" when the session has none)."""
+        i = self.ids.get(eid.upper())
+        return "" if i is None else (self.evidence[i].output or "")
+
 
 def _in_order(segs, text):
     if len(segs) == 1:

@@ -125,6 +125,13 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
     text = masked
     if not text.strip():
         return None
+    if r.mechanism_end and r.mechanism_end.search(text):
+        return None  # 「〜 skip して scale を下げる仕組みです」: how it works, not what went wrong
+    if prev_plain and r.mechanism_end and r.mechanism_end.search(prev_plain):
+        # 「〜仕組みです。そのため系列長に比例してメモリを使います」: what the mechanism entails
+        opener = r.connective.search(text)
+        if opener is not None and opener.start() <= 1 and not r.cause_frame.search(text):
+            return None
     # Under "Symptoms" / 「症状：」 sentences report what was seen: "loss plateaus, then val
     # accuracy stops moving" is two symptoms in a row. Only a frame that names a cause claims.
     observed = mode in ("observation", "explainer")
@@ -477,6 +484,14 @@ def _explanation(r, lang, text, plain):
         # first all-gather — mismatched `sharding_strategy` between the node groups"
         head, tail = plain[last:m.start()], text[m.end():]
         last = m.end()
+        # "fix loss plateau: grad accumulation divided the loss twice": a commit subject names
+        # the failure it fixes, and what follows the colon is why it happened, unless it is the
+        # fix itself ("fix OOM: move eval out of the loop", `commit_fix`)
+        commit = r.commit_head.search(head) if r.commit_head else None
+        if commit is not None:
+            if r.commit_fix and r.commit_fix.search(tail):
+                continue
+            head = head[commit.end():]
         if lang == "en":
             words = _PAREN.sub("", head).split()  # "Loss sat at 10.37 (≈ ln 32000) for the whole run"
             # "`CUDA error: no kernel image is available ...` — the wheel doesn't ship sm_90
@@ -488,7 +503,7 @@ def _explanation(r, lang, text, plain):
                 continue
             # "Eval crashed", "It hangs", "The loss spikes": a verb. "Missing scripts", "Known
             # issues": a label over a list.
-            verbal = quoted or r.predicate.search(head) or r.past_end.search(head) or (
+            verbal = quoted or commit is not None or r.predicate.search(head) or r.past_end.search(head) or (
                 r.verb_end.search(head) and r.subject.search(head)) or r.subject_verb.search(head) or (
                 # "CI timeouts on the Windows runners: the suite spawns ...": a failure named, no verb
                 m.group(0).strip() != ";" and (r.failure_noun.search(head) or (

@@ -42,10 +42,10 @@ PATTERN_LISTS = {
         "nominal_cause", "observed_tail", "change_topic", "event_chain", "purpose_end",
         "chain_breaker", "chain_cause", "present_state", "unless", "not_a", "what_happened",
         "why_heading", "why_question", "additive", "found_opener", "named_hypothesis", "separate_issue", "settings_column",
-        "probe_plan", "located_tail",
+        "probe_plan", "located_tail", "commit_head", "commit_fix", "mechanism_end",
     ),
     "labels": ("evidence",),
-    "citation": ("evidence_id", "generic_quote", "back_reference", "follow_on"),
+    "citation": ("evidence_id", "generic_quote", "back_reference", "follow_on", "summary_heading", "details_heading"),
 }
 # Grammar lists whose entries, from any pack, apply to sentences of every language.
 BOTH_WAYS = ("list_head", "any_negation", "names_cause", "hedge_stop", "not_a", "what_happened",
