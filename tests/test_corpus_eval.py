@@ -183,9 +183,9 @@ FLOORS = {
     ("ja", "blind77"): (1.0, 0.0),
     ("en", "blind78"): (0.94, 0.0),
     ("ja", "blind78"): (0.97, 0.0),
+    ("en", "blind79"): (0.97, 0.0),
+    ("ja", "blind79"): (0.97, 0.024),
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
-    ("en", "blind79"): (0.92, 0.0),
-    ("ja", "blind79"): (0.97, 0.048),
     ("en", "blind80"): (0.94, 0.0),
     ("ja", "blind80"): (0.89, 0.12),
 }
@@ -256,14 +256,13 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            # en_blind76.txt:47: a summary that rules NCCL out and names the
                            # rank that never arrives, above the cited findings that show it
                            ("en", "blind76"): 1,
-                           # held out, not read: their first runs
+                           # en_blind79.txt:325: under "### Root cause" a claim that points at
+                           # its cited finding by name ("(finding 2)") quotes nothing of its own
                            ("en", "blind79"): 1,
-                           ("ja", "blind79"): 1,
+                           # held out, not read: its first run
                            ("ja", "blind80"): 1}
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
-NEGATED_BLOCKED_CEILING = {("en", "blind79"): 0.125,  # held out, not read: one of 8 in each
-                           ("ja", "blind79"): 0.125,
-                           ("en", "blind80"): 0.125,  # held out, not read: one of 8, two of 9
+NEGATED_BLOCKED_CEILING = {("en", "blind80"): 0.125,  # held out, not read: one of 8, two of 9
                            ("ja", "blind80"): 0.223}
 
 

@@ -2787,3 +2787,35 @@ def test_round78_a_summary_draws_on_the_details_section_that_bears_on_it():
     message = message.replace("## TL;DR", "## Notes").replace("Step times in E1 show it.", "`recompiling` shows in E1.")
     ev = [Evidence("E1", "step 1 | 41.2 s  recompiling\n", "python train.py --max-steps 2")]
     assert decision(analyze(message, evidence=ev)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    # a pseudo-cleft that names what drives the failure
+    "What's keeping the eval F1 pinned at 0.33 is that the label map is rebuilt in a different order on each worker.",
+    # a table whose column explains the symptom beside it
+    "## Diagnosis\n\n| Symptom | Explanation |\n|---|---|\n| Hang after epoch 1 | the sampler's `set_epoch()` is "
+    "called on rank 0 only |\n",
+])
+def test_round79_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    # a preview of the report's parts, not a claim
+    "The fp16 run goes NaN at step 900. Two findings first, then the root cause.",
+    # a table of steps with an explanation column, and a settings table with a reason column
+    "| Step | Explanation |\n|---|---|\n| 1 | loads the shards |\n| 2 | builds the vocab |\n",
+    "| Option | Default | Why |\n|---|---|---|\n| lr | 3e-4 | the loss diverged at 1e-3 |\n",
+    # Japanese: the report's subject named as a matter; a reason that is a policy; a cause
+    # that only lies somewhere else
+    "## Summary\n長時間学習で RSS が増え続け、最後に OOM killer に落とされる件の調査結果です。",
+    "チェックポイントの保存先を NFS からローカル SSD に移しました。チームの方針によるものです。",
+    "同じ seed で 2 回回しても loss がずれるので、seed 以外の要因です。",
+])
+def test_round79_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+def test_round79_a_casual_no_to_a_suspect_is_negated():
+    message = "nah not a leak in our dataloader — tracemalloc stays flat for 5k steps, the RSS growth is elsewhere"
+    assert [c.kind for c in analyze(message).claims] == ["negated"]

@@ -329,7 +329,12 @@ def analyze(message, evidence=None, rules=None):
                 # A row of a table with a cause column ("| Symptom | Cause | Fix |") states a cause
                 # (not "| 項目 | 値 | 理由 |": why each setting is what it is).
                 for cell in b.header:
-                    if _heading_mode(rules.for_lang, cell) == "assertion":
+                    cr = rules.for_lang(sentences.lang_of(cell))
+                    # ("| Symptom | Explanation |": a column that explains the failure beside it)
+                    if _heading_mode(rules.for_lang, cell) == "assertion" or (
+                            cr.cause_column and cr.cause_column.search(_unemph(cell))
+                            and any(_classify.failure_term(cr, c) or _heading_mode(rules.for_lang, c) == "observation"
+                                    for c in b.header if c is not cell)):
                         mode, label, bare_ok = "assertion", cell, True
                         break
         # Items of one list read like sentences in a row: "- Loss plateaued at 2.3." then "- The
