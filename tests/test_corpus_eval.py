@@ -188,6 +188,8 @@ FLOORS = {
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
     ("en", "blind80"): (0.94, 0.0),
     ("ja", "blind80"): (0.89, 0.12),
+    ("en", "blind81"): (0.86, 0.072),
+    ("ja", "blind81"): (0.92, 0.072),
 }
 
 
@@ -259,8 +261,9 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            # en_blind79.txt:325: under "### Root cause" a claim that points at
                            # its cited finding by name ("(finding 2)") quotes nothing of its own
                            ("en", "blind79"): 1,
-                           # held out, not read: its first run
-                           ("ja", "blind80"): 1}
+                           # held out, not read: their first runs
+                           ("ja", "blind80"): 1,
+                           ("ja", "blind81"): 2}
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
 NEGATED_BLOCKED_CEILING = {("en", "blind80"): 0.125,  # held out, not read: one of 8, two of 9
                            ("ja", "blind80"): 0.223}
