@@ -185,9 +185,9 @@ FLOORS = {
     ("ja", "blind78"): (0.97, 0.0),
     ("en", "blind79"): (0.97, 0.0),
     ("ja", "blind79"): (0.97, 0.024),
+    ("en", "blind80"): (0.97, 0.0),
+    ("ja", "blind80"): (0.92, 0.0),
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
-    ("en", "blind80"): (0.94, 0.0),
-    ("ja", "blind80"): (0.89, 0.12),
     ("en", "blind81"): (0.86, 0.072),
     ("ja", "blind81"): (0.92, 0.072),
 }
@@ -261,12 +261,13 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            # en_blind79.txt:325: under "### Root cause" a claim that points at
                            # its cited finding by name ("(finding 2)") quotes nothing of its own
                            ("en", "blind79"): 1,
-                           # held out, not read: their first runs
+                           # ja_blind80.txt:269: under 「## 結論」 a sentence that only counts the
+                           # causes (「原因は 2 つあります」) before the cited subsections name them
                            ("ja", "blind80"): 1,
+                           # held out, not read: its first run
                            ("ja", "blind81"): 2}
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
-NEGATED_BLOCKED_CEILING = {("en", "blind80"): 0.125,  # held out, not read: one of 8, two of 9
-                           ("ja", "blind80"): 0.223}
+NEGATED_BLOCKED_CEILING = {}  # none at present: every blind split keeps <= 10%
 
 
 def test_every_blind_split_cites_and_traps_hold(results):

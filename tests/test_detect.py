@@ -2819,3 +2819,37 @@ def test_round79_non_claims_pass(message):
 def test_round79_a_casual_no_to_a_suspect_is_negated():
     message = "nah not a leak in our dataloader — tracemalloc stays flat for 5k steps, the RSS growth is elsewhere"
     assert [c.kind for c in analyze(message).claims] == ["negated"]
+
+
+@pytest.mark.parametrize("message", [
+    # an HTTP status in the plural is a failure
+    "The gateway returns 502s under load since every worker reuses one connection pool that is not thread-safe.",
+    # Japanese: the hedge describes how the symptom looks, inside the topic; the cause is asserted
+    "学習率が上がっていないように見えるのは、`scheduler.step()` を epoch ごとにしか呼んでいないからです。",
+])
+def test_round80_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    # a root-cause sentence that says it is not known, after a ruled-out cause
+    "The network looks healthy — iperf reaches 90 Gb/s between the nodes — so the stall isn't a bandwidth issue. "
+    "Root cause still open.",
+    # Japanese: an aside on how something works; a status that waits on data; a reason for our
+    # own change, named as the reason; a topic introduced with 「原因ですが」; neither A nor B
+    "参考までに: AdamW は weight decay を勾配とは別に掛けるので、loss がスパイクしても decay の量は変わりません。",
+    "補足: `empty_cache()` は未使用のキャッシュを返すだけです。なので OOM 対策としてはほぼ効きません。",
+    "今週のステータス: 13B の評価はデータ待ちのため未着手です。",
+    "今回は batch size を 64 に下げました。理由は、前回の実験で 128 だと OOM になったためです。",
+    "ハングの原因ですが、NCCL なのかデータローダーなのか、現時点では判断できません。",
+    "## 結果\n- sampler のバグではありませんでした。全 rank のインデックスを突き合わせましたが、重複も欠けもありません。",
+    "## 調査結果\n- 量子化は関係ありません。bf16 のままでも同じ文字化けが出ます。",
+])
+def test_round80_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+def test_round80_a_ruled_out_why_is_negated():
+    for message in ("Checked for duplicates: none across the splits, so that's not why the val loss is this low.",
+                    "Seeds don't account for the NaN loss: with every seed fixed it still goes NaN at step 900."):
+        assert [c.kind for c in analyze(message).claims] == ["negated"], message

@@ -166,7 +166,9 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
     # ためです。」). Neither is a diagnosis.
     reason_for_prev = bool(
         # (a topic inside a quoted request does not count: 「〜たい、という要望が多かったためです」)
-        lang == "ja" and prev_plain and r.reason_end.search(text) and not r.topic.search(text.rpartition("という")[2])
+        lang == "ja" and prev_plain and r.reason_end.search(text)
+        # (「理由は、〜ためです」: the reason named as the topic is still the sentence before's)
+        and not r.topic.search(_REASON_TOPIC.sub("", text.rpartition("という")[2]))
         # after "not investigated yet" it says why not (「原因調査はまだです。学習を優先したためです」)
         # after a hypothesis it gives the grounds for it (「〜の可能性が高いと見ています。GPU
         # 使用率が波打っているためです。」)
@@ -345,7 +347,7 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
         # part set up wrong
         best = Verdict(ASSERTION, "announces a finding (%r) that names a defect (%r)" % (
             r.found_opener.search(text).group(0).strip(), r.defect.search(text).group(0).strip()[-40:]))
-    if best is None and not cues and mode == ASSERTION and bare_ok:
+    if best is None and not cues and mode == ASSERTION and bare_ok and not after_ruled_out:
         # "Root cause: the LR is too high. I lowered it to 1e-4." The fix that follows a
         # diagnosis is the agent's own action, not a second claim. The sentence that holds the
         # label itself ("Root cause: we set the LR too high") still claims.
@@ -461,6 +463,8 @@ def stated(r, text):
 _ANAPHORIC_START = diskcache.compile(r"\s*(?:[Tt]hose|[Tt]hese)\s+[a-z]")
 # "Loss sat at 10.37 (≈ ln 32000) for the whole run": a parenthesis is not part of the head
 _PAREN = diskcache.compile(r"\([^()]*\)")
+# 「理由は、」「その理由として、」: a sentence that opens by naming itself the reason
+_REASON_TOPIC = diskcache.compile(r"^\s*(?:その|この)?理由(?:は|として(?:は)?)[、,]?")
 # 「〜の件、」「〜件：」: the matter a Japanese sentence goes on to explain
 _MATTER = diskcache.compile(r"件\s*[、：:—–]\s*")
 
@@ -634,6 +638,11 @@ def _judge(r, lang, text, clauses, pseudo, tier, m, failure, mode, mode_label):
             h = h0
     if h is not None and lang == "en" and _says_how_it_looks(r, text, tier, m, h):
         h = None
+    if h is not None and lang == "ja" and "見え" in h.group(0) and h.end() <= m.start() \
+            and _in_topic(text, h, m, any_end=True):
+        # 「warmup が効いていないように見えるのは、〜からです」: how the symptom looks, inside the
+        # topic; the cause after it is asserted (not 「怪しいのは」, which doubts the cause itself)
+        h = None
     if h is not None and r.certain and r.certain.search(text, h.end()) is not None:
         h = None  # 「〜だと思いますよ、じゃなくて確実にそれです」: the hedge is taken back
     if h is not None and r.named_hypothesis and r.named_hypothesis.search(h.group(0)):
@@ -696,11 +705,11 @@ def _says_how_it_looks(r, text, tier, m, h):
         w in text[max(0, h.start() - 50):h.start()] for w in ("made ", "make ", "makes ", "making "))
 
 
-def _in_topic(text, cond, m):
+def _in_topic(text, cond, m, any_end=False):
     """「DDP にすると精度が下がるのは、BN が同期していないためです」: the conditional sits inside the
     topic (the symptom, up to のは) and the sentence still asserts why. Not 「もし…なら、…のは」,
     whose "if" covers the whole sentence."""
-    if not cond.group(0).endswith(("と", "たら")):
+    if not any_end and not cond.group(0).endswith(("と", "たら")):
         return False
     found = text.find(cond.group(0))
     if found < 0:
