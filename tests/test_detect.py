@@ -2853,3 +2853,36 @@ def test_round80_a_ruled_out_why_is_negated():
     for message in ("Checked for duplicates: none across the splits, so that's not why the val loss is this low.",
                     "Seeds don't account for the NaN loss: with every seed fixed it still goes NaN at step 900."):
         assert [c.kind for c in analyze(message).claims] == ["negated"], message
+
+
+@pytest.mark.parametrize("message", [
+    # "does nothing at inference", then a dash and what is set up wrong
+    "The adapter does nothing at inference — `target_modules` names `q_proj` but this model calls it `query`.",
+    # a finding announced that names a step done twice
+    "Turns out the collator adds EOS twice — the template already ends with `</s>` and we append another.",
+    # Japanese: the matter as 「やつ」, then the reason said outright
+    "初回の推論だけ 5 秒かかるやつ、CUDA graph のキャプチャが最初のリクエストで走ってるからだわ。",
+])
+def test_round81_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "The reason we run eval on 4 GPUs rather than 8 is that the eval set is small, and 8 ranks would only add "
+    "startup latency.",
+    "### Changelog\n- Added `--strict-load`, which fails if a key is missing from the checkpoint.",
+    "For context, `torch.cuda.synchronize()` waits for queued kernels, so a timing taken without it only measures "
+    "launch overhead.",
+    # Japanese: what a mechanism prevents; a fix report; the matter of a report; why we acted
+    "GradScaler は loss をスケールしてから backward することで、小さな勾配がアンダーフローするのを防ぎます。",
+    "## Fix\nPID 4121 を停止してから同じ設定で再実行し、OOM は再現しなくなりました。",
+    "## Summary\neval のたびに GPU メモリが 2GiB ずつ増えて、4 回目で OOM になっていた件です。",
+    "ジョブ 51234 落ちてたので、同じ設定で再投入しときました",
+])
+def test_round81_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+def test_round81_a_fix_commit_still_names_its_cause():
+    # the act is a fix: what it fixed, and why, is a claim (not the motive for a rerun)
+    assert decision(analyze("fix: unscale_ の前に clip していたためクリッピングが効かず発散していた問題を修正")) == "block"

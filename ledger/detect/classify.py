@@ -463,6 +463,8 @@ def stated(r, text):
 _ANAPHORIC_START = diskcache.compile(r"\s*(?:[Tt]hose|[Tt]hese)\s+[a-z]")
 # "Loss sat at 10.37 (≈ ln 32000) for the whole run": a parenthesis is not part of the head
 _PAREN = diskcache.compile(r"\([^()]*\)")
+# What a Japanese report of a fix says: the act names a failure it explains
+_FIXED = ("修正", "直し", "直り", "解消", "対処", "対策", "fix")
 # 「理由は、」「その理由として、」: a sentence that opens by naming itself the reason
 _REASON_TOPIC = diskcache.compile(r"^\s*(?:その|この)?理由(?:は|として(?:は)?)[、,]?")
 # 「〜の件、」「〜件：」: the matter a Japanese sentence goes on to explain
@@ -600,6 +602,12 @@ def _judge(r, lang, text, clauses, pseudo, tier, m, failure, mode, mode_label):
             and not r.chain_cause.search(text[a:m.start()]) and not r.anaphora.search(text) \
             and not r.chain_breaker.search(text[:m.start()]):
         return None  # 「step 2300 で CUDA OOM が発生して停止」: one failure, then the next, as seen
+    act = r.own_action.search(text[m.end():]) if (tier == "connective" and lang == "ja" and r.own_action) else None
+    if act is not None and not any(w in text[m.end():] for w in _FIXED) \
+            and not (r.defect and r.defect.search(text[:m.start()])):
+        # 「ジョブが落ちてたので、同じ設定で再投入しときました」: why we acted, not why it failed
+        # (not 「〜ていたため発散していた問題を修正」: a fix names what it fixed)
+        return None
     if tier == "result" and lang == "ja" and ((r.own_action and r.own_action.search(text[m.end():]))
                                                or (not failure_term(r, text[m.end():]) and _rationale(r, lang, text, clause, a, m))):
         return None  # 「ログが多すぎて読みにくいため、レベルを上げました」: the reason for the agent's own act
