@@ -189,9 +189,9 @@ FLOORS = {
     ("ja", "blind80"): (0.92, 0.0),
     ("en", "blind81"): (0.92, 0.0),
     ("ja", "blind81"): (0.94, 0.024),
+    ("en", "blind82"): (0.89, 0.0),
+    ("ja", "blind82"): (1.0, 0.0),
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
-    ("en", "blind82"): (0.86, 0.048),
-    ("ja", "blind82"): (0.97, 0.0),
     ("en", "blind83"): (0.76, 0.048),
     ("ja", "blind83"): (0.89, 0.072),
 }
@@ -268,8 +268,7 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            # ja_blind80.txt:269: under 「## 結論」 a sentence that only counts the
                            # causes (「原因は 2 つあります」) before the cited subsections name them
                            ("ja", "blind80"): 1,
-                           # held out, not read: their first runs
-                           ("ja", "blind82"): 1,
+                           # held out, not read: its first run
                            ("en", "blind83"): 1}
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
 NEGATED_BLOCKED_CEILING = {("en", "blind83"): 0.375,  # held out, not read: three of 8, one of 8

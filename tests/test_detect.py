@@ -2886,3 +2886,30 @@ def test_round81_non_claims_pass(message):
 def test_round81_a_fix_commit_still_names_its_cause():
     # the act is a fix: what it fixed, and why, is a claim (not the motive for a rerun)
     assert decision(analyze("fix: unscale_ の前に clip していたためクリッピングが効かず発散していた問題を修正")) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    # a failure, "=", then its cause
+    "torch.compile failing on the new image = the image ships triton 3.1 and our pinned torch wants 3.0",
+    # Japanese: a conditional inside the cause that then came true
+    "transformers 4.41 で既定値が変わっていて、`pad_token_id` を渡さないと EOS で止まらなくなったのが原因です。",
+])
+def test_round82_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "## Why\nPeople keep sending screenshots when they report slow training, so this makes a trace one flag away.",
+    "I set `NCCL_ASYNC_ERROR_HANDLING=1` so that if a rank does hang, the job fails with a stack trace instead of "
+    "sitting idle until the scheduler kills it.",
+    "## Fix\nPID 9921 を停止してから再実行し、step 800 まで OOM なしで進むことを確認しました。",
+])
+def test_round82_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+def test_round82_ruled_out_suspects_are_negated():
+    for message in ("I checked whether the data order was to blame, and it isn't: a fixed order gives the same NaN.",
+                    "shm 不足説は消えました。--shm-size=16g にしても同じところで worker が死にます"):
+        kinds = [c.kind for c in analyze(message).claims]
+        assert kinds and kinds[0] == "negated", (message, kinds)
