@@ -191,9 +191,9 @@ FLOORS = {
     ("ja", "blind81"): (0.94, 0.024),
     ("en", "blind82"): (0.89, 0.0),
     ("ja", "blind82"): (1.0, 0.0),
+    ("en", "blind83"): (0.81, 0.0),
+    ("ja", "blind83"): (0.89, 0.048),
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
-    ("en", "blind83"): (0.76, 0.048),
-    ("ja", "blind83"): (0.89, 0.072),
     ("en", "blind84"): (0.76, 0.048),
     ("ja", "blind84"): (0.97, 0.072),
 }
@@ -270,11 +270,9 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            # ja_blind80.txt:269: under 「## 結論」 a sentence that only counts the
                            # causes (「原因は 2 つあります」) before the cited subsections name them
                            ("ja", "blind80"): 1,
-                           # held out, not read: its first run
-                           ("en", "blind83"): 1}
+}
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
-NEGATED_BLOCKED_CEILING = {("en", "blind83"): 0.375,  # held out, not read: three of 8, one of 8
-                           ("ja", "blind83"): 0.125}
+NEGATED_BLOCKED_CEILING = {}  # none at present: every blind split keeps <= 10%
 
 
 def test_every_blind_split_cites_and_traps_hold(results):

@@ -2913,3 +2913,33 @@ def test_round82_ruled_out_suspects_are_negated():
                     "shm 不足説は消えました。--shm-size=16g にしても同じところで worker が死にます"):
         kinds = [c.kind for c in analyze(message).claims]
         assert kinds and kinds[0] == "negated", (message, kinds)
+
+
+@pytest.mark.parametrize("message", [
+    # a pseudo-cleft whose cause has no article
+    "What's slowing the run down is host-to-device copies of the whole batch on every micro-step.",
+    # "goes from X to Y" is a failure in a number
+    "Recall goes from 0.82 to 0.61 after the export because the `max_length` of the tokenizer got reset to 128.",
+])
+def test_round83_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "Activation offloading trades speed for memory: tensors move to the host after forward, which is why each step "
+    "gets about 15% slower when you turn it on.",
+    "This PR adds a `--resume-from` flag. The reason is simple: we keep restarting jobs on spot nodes by hand.",
+    "## Fix\nKilled PID 7712 (a leftover of mine) and relaunched; the run is at step 900 with no OOM.",
+    # Japanese: what to look at next; a control after a ruled-out cause
+    "まだ分かっていません。`NCCL_DEBUG=INFO` を付けて再実行し、どの collective で止まっているかを見てから判断します。",
+    "seed の問題ではありません。seed を 5 通り変えても val acc は 71.2±0.3 で安定していて、今回の劣化幅の方がずっと大きいです。",
+])
+def test_round83_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+def test_round83_ruled_out_suspects_are_negated():
+    for message in ("The OOM is not fragmentation — reserved and allocated stay within 300 MB of each other.",
+                    "The leak isn't in the training step — RSS grows just as fast when the step body is `pass`.",
+                    "Quantisation is off the table for the latency spike: the fp16 model shows the same p99."):
+        assert [c.kind for c in analyze(message).claims] == ["negated"], message
