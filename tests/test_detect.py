@@ -2943,3 +2943,23 @@ def test_round83_ruled_out_suspects_are_negated():
                     "The leak isn't in the training step — RSS grows just as fast when the step body is `pass`.",
                     "Quantisation is off the table for the latency spike: the fp16 model shows the same p99."):
         assert [c.kind for c in analyze(message).claims] == ["negated"], message
+
+
+@pytest.mark.parametrize("message", [
+    # the culprit named as a label
+    "Slow eval. Culprit: `num_workers=0` plus decoding every JPEG twice inside `__getitem__`.",
+])
+def test_round84_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "## Why\nSo that preempted spot jobs can pick up where they stopped, since the nightly runs move to spot nodes.",
+    "The reason we use bf16 instead of fp16 on the H100s is the wider exponent range, which lets us drop the loss "
+    "scaler entirely.",
+    # Japanese: a feature's fallback; a requirement that names a failure to keep away
+    "T4 では bf16 が使えないので、自動的に fp16 にフォールバックします。",
+    "量子化は int4 ではなく int8 を選びました。精度低下を 1pt 以内に抑えるという要件があるからです。",
+])
+def test_round84_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
