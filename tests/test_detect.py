@@ -2963,3 +2963,10 @@ def test_round84_causes_are_claims(message):
 ])
 def test_round84_non_claims_pass(message):
     assert decision(analyze(message)) == "allow"
+
+
+def test_round84_two_symptoms_in_a_row_are_read_in_the_plain_text():
+    # 「`loss nan` になって止まりました」: a failure inside inline code, then the next one; the
+    # sentence reports what happened and claims nothing
+    message = "学習が step 900 で `loss nan` になって止まりました。ログは `runs/exp3/train.log` にあります。"
+    assert decision(analyze(message)) == "allow"

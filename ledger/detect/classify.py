@@ -295,7 +295,7 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
             continue
         if ruled_upto is not None and m.start() >= ruled_upto and _control(r, text, clauses, ruled_upto, m):
             continue
-        v = _judge(r, lang, text, clauses, pseudo, tier, m, failure, mode, mode_label)
+        v = _judge(r, lang, text, clauses, pseudo, tier, m, failure, mode, mode_label, plain)
         if v is not None and v.kind == NEGATED and ruled_upto is None:
             ruled_upto = _clause_at(clauses, m.start())[1]
         if v is not None and (best is None or _RANK[v.kind] > _RANK[best.kind]):
@@ -572,7 +572,7 @@ def _explanation(r, lang, text, plain):
     return None
 
 
-def _judge(r, lang, text, clauses, pseudo, tier, m, failure, mode, mode_label):
+def _judge(r, lang, text, clauses, pseudo, tier, m, failure, mode, mode_label, plain=None):
     pos = m.end() if tier == "explanation" else m.start()
     a, b = _clause_at(clauses, min(pos, len(text) - 1))
     if tier == "explanation":
@@ -596,8 +596,10 @@ def _judge(r, lang, text, clauses, pseudo, tier, m, failure, mode, mode_label):
         return None
     if tier == "connective" and _rationale(r, lang, text, clause, a, m):
         return None
+    # (the failure words read in the plain text, same offsets: 「`loss nan` になって止まりました」)
     if tier == "result" and lang == "ja" and r.event_chain and r.event_chain.search(text[a:m.end()]) \
-            and failure_term(r, text[a:m.start()]) and failure_term(r, text[m.end():b]) and not (r.defect and r.defect.search(text)) \
+            and failure_term(r, (plain or text)[a:m.start()]) and failure_term(r, (plain or text)[m.end():b]) \
+            and not (r.defect and r.defect.search(text)) \
             and not r.connective.search(text[:m.start()]) and not (r.result and r.result.search(text[:a])) \
             and not r.chain_cause.search(text[a:m.start()]) and not r.anaphora.search(text) \
             and not r.chain_breaker.search(text[:m.start()]):
