@@ -643,11 +643,12 @@ def _summary_then_details(bi, j, blocks, rules):
         k -= 1
     if k < 0 or blocks[k].level != blocks[j].level:
         return False
-    return _heading_matches(blocks[k].text, "summary_heading", rules) \
-        and _heading_matches(blocks[j].text, "details_heading", rules)
+    return _either_pack(blocks[k].text, "summary_heading", rules) \
+        and _either_pack(blocks[j].text, "details_heading", rules)
 
 
-def _heading_matches(text, name, rules):
+def _either_pack(text, name, rules):
+    """Does the list `name` of the English or the Japanese pack match `text` (emphasis removed)?"""
     t = _unemph(text)
     return any(getattr(rules.for_lang(lang), name) and getattr(rules.for_lang(lang), name).search(t)
                for lang in ("en", "ja"))
@@ -672,9 +673,7 @@ def _names_evidence(text, rules):
 
 def _points_back(text, rules):
     """Does a paragraph open by pointing at what came before it (`back_reference`)?"""
-    t = _unemph(text)
-    return any(rules.for_lang(lang).back_reference and rules.for_lang(lang).back_reference.search(t)
-               for lang in ("en", "ja"))
+    return _either_pack(text, "back_reference", rules)
 
 
 def _run_of(blocks, j):

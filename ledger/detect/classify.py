@@ -588,7 +588,7 @@ def _judge(r, lang, text, clauses, pseudo, tier, m, failure, mode, mode_label, p
     if cond and lang == "ja" and (cond.group(0).startswith("と、") or cond.group(0).endswith("と")) \
             and _PAST_END.search(text):
         cond = None  # 「8 GPU にすると all-reduce の帯域が律速になっていたのです」: what happened, not a supposition
-    if cond and not (lang == "ja" and _in_topic(text, cond, m)):
+    if cond and not (lang == "ja" and cond.group(0).endswith(("と", "たら")) and _in_topic(text, cond, m)):
         return Verdict(HYPOTHESIS, "conditional (%r)" % cue)
     if r.unknown.search(clause):
         return None
@@ -649,7 +649,7 @@ def _judge(r, lang, text, clauses, pseudo, tier, m, failure, mode, mode_label, p
     if h is not None and lang == "en" and _says_how_it_looks(r, text, tier, m, h):
         h = None
     if h is not None and lang == "ja" and "見え" in h.group(0) and h.end() <= m.start() \
-            and _in_topic(text, h, m, any_end=True):
+            and _in_topic(text, h, m):
         # 「warmup が効いていないように見えるのは、〜からです」: how the symptom looks, inside the
         # topic; the cause after it is asserted (not 「怪しいのは」, which doubts the cause itself)
         h = None
@@ -715,12 +715,11 @@ def _says_how_it_looks(r, text, tier, m, h):
         w in text[max(0, h.start() - 50):h.start()] for w in ("made ", "make ", "makes ", "making "))
 
 
-def _in_topic(text, cond, m, any_end=False):
-    """「DDP にすると精度が下がるのは、BN が同期していないためです」: the conditional sits inside the
-    topic (the symptom, up to のは) and the sentence still asserts why. Not 「もし…なら、…のは」,
-    whose "if" covers the whole sentence."""
-    if not any_end and not cond.group(0).endswith(("と", "たら")):
-        return False
+def _in_topic(text, cond, m):
+    """「DDP にすると精度が下がるのは、BN が同期していないためです」: the match `cond` (a conditional
+    ending in と or たら, or a hedge on how the symptom looks) sits inside the topic (the symptom,
+    up to のは) and the sentence still asserts why. Not 「もし…なら、…のは」, whose "if" covers the
+    whole sentence."""
     found = text.find(cond.group(0))
     if found < 0:
         return False
