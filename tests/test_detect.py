@@ -2970,3 +2970,36 @@ def test_round84_two_symptoms_in_a_row_are_read_in_the_plain_text():
     # sentence reports what happened and claims nothing
     message = "学習が step 900 で `loss nan` になって止まりました。ログは `runs/exp3/train.log` にあります。"
     assert decision(analyze(message)) == "allow"
+
+
+@pytest.mark.parametrize("message", [
+    # "since" before a version that the clause then says something about
+    "The import fails since torchvision 0.15 doesn't ship the `v2` transforms module.",
+    # numbers in the head of "<failure>: <why>" are not words of its length
+    "Step time went from 310 ms to 720 ms after the driver update — the new driver disables peer-to-peer copies "
+    "between the two PCIe switches.",
+    # a metric too good to be true, with a gerund as the subject
+    "Test AUC looks too good: the patient ids overlap between the train and test folds.",
+    "Fine-tuning sees the same shards twice: the resume path doesn't skip what the sampler already yielded.",
+    # the failure before it, named as a mechanism
+    "Loss hits NaN after step 800. It is a plain bf16 underflow in the variance term of the layer norm.",
+    # Japanese: loss 「が飛ぶ」; something counted that should not be
+    "gradient clipping を外したせいで loss が飛んでいます。",
+    "attention_mask を渡していないため、padding まで平均に含まれていました。",
+])
+def test_round85_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "We checkpoint every 1000 steps since that keeps the I/O overhead under 3%.",
+    "Because of how DDP buckets gradients, the first backward after a graph change allocates new buckets; that's "
+    "expected and not an error.",
+    "NCCL looks healthy — all_reduce reaches 150 GB/s between these hosts — so the stall isn't bandwidth.",
+    "Serving p95 went from 90 ms to 300 ms after the deploy; the dashboard link is in the ticket.",
+    # Japanese: why a setting was left as it was; jumping to a definition
+    "weight decay を 0.01 のまま据え置いたのは、0.05 にしても検証 loss がほとんど変わらなかったためです。",
+    "行番号をクリックすると定義に飛ぶので、そこから呼び出し元を辿ってください。",
+])
+def test_round85_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
