@@ -72,6 +72,11 @@ MAX_ENTRIES = 2000
 # once they weigh more than this; a small project or user file kept by another project's Stop
 # stays (dropping it would make two projects rewrite the cache in turn).
 STALE_TOML_BYTES = 64 * 1024
+# Each upgrade leaves the regexes and prefilter indexes of the old packs behind (~450 KB), which
+# every Stop reads with the file, long before MAX_ENTRIES: a save by a process that ran the
+# detector drops what it did not use once that weighs more than this. Another project's own
+# rule lists (a few hundred KB) stay, as for STALE_TOML_BYTES.
+STALE_BYTES = 512 * 1024
 # The flags a cached program may carry: DEBUG prints at compile time, TEMPLATE warns, LOCALE
 # depends on the locale at compile time; those go to re.compile every time.
 _CACHEABLE = IGNORECASE | MULTILINE | DOTALL | 32 | 64 | 256  # re.UNICODE, re.VERBOSE, re.ASCII
@@ -391,7 +396,9 @@ def save():
                 if value is not None and _well_formed(key, value):
                     entries[key] = value
         entries.update(_new)
-        if len(entries) > MAX_ENTRIES:
+        if len(entries) > MAX_ENTRIES or (
+                any(k[0] == "needs" for k in _used)
+                and sum(_weight(k, v) for k, v in entries.items() if k not in _used) > STALE_BYTES):
             entries = {k: v for k, v in entries.items() if k in _used}
         elif any(k[0] in _TOML_KINDS for k in _used):
             stale = [k for k in entries if k[0] in _TOML_KINDS and k not in _used]
@@ -404,6 +411,12 @@ def save():
     _loaded.update(_new)
     _new = {}
     return True
+
+
+def _weight(key, value):
+    """About what an entry adds to the file: its pattern or file text and its stored bytes."""
+    size = len(key[1]) if isinstance(key[1], (str, bytes)) else 0
+    return size + (len(value[1]) if key[0] == "re" else len(value))
 
 
 def _write(path, entries):

@@ -315,6 +315,42 @@ def test_stale_entries_are_dropped_past_the_limit(cache, monkeypatch):
     assert set(cache._entries()) == {("re",) + SIMPLE[0], ("re", r"new\d", 0)}
 
 
+def test_what_an_upgrade_left_behind_is_dropped_when_it_weighs(cache, monkeypatch):
+    # An upgrade changes the packs' joined lists: the old lists' indexes and programs stay in
+    # the file, and every Stop reads them, until a save by a detector run drops them.
+    monkeypatch.setattr(diskcache, "STALE_BYTES", 1000)
+    derive = lambda pattern, flags: (pattern,)  # noqa: E731
+    old_list = "old list " + "x" * 2000
+    cache.needs(old_list, 2, derive)
+    cache.compile(r"old\d", 0)
+    cache.save()
+    cache._reset()
+    # a process that ran no detector list (`ledger rules` compiling one pattern) drops nothing
+    cache.compile(r"other\d", 0)
+    cache.save()
+    cache._reset()
+    assert ("needs", old_list, 2) in cache._entries()
+    cache._reset()
+    cache.needs("new list", 2, derive)
+    cache.compile(r"new\d", 0)
+    cache.save()
+    cache._reset()
+    keys = set(cache._entries())
+    assert {("needs", "new list", 2), ("re", r"new\d", 0)} <= keys
+    assert ("needs", old_list, 2) not in keys and ("re", r"old\d", 0) not in keys
+    # what weighs less stays: another project's own lists, read by its own Stops
+    monkeypatch.setattr(diskcache, "STALE_BYTES", 10 ** 9)
+    cache._reset()
+    cache.needs("other project", 2, derive)
+    cache.save()
+    cache._reset()
+    cache.needs("new list", 2, derive)
+    cache.compile(r"third\d", 0)
+    cache.save()
+    cache._reset()
+    assert ("needs", "other project", 2) in cache._entries()
+
+
 def _stop_payload(session, prompt):
     return {"session_id": session, "hook_event_name": "Stop", "stop_hook_active": False,
             "prompt_id": prompt, "cwd": REPO,
