@@ -200,6 +200,8 @@ FLOORS = {
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
     ("en", "blind86"): (0.86, 0.0),
     ("ja", "blind86"): (0.92, 0.024),
+    ("en", "blind87"): (0.90, 0.048),
+    ("ja", "blind87"): (0.89, 0.024),
 }
 
 
@@ -276,7 +278,7 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            ("ja", "blind80"): 1,
 }
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
-NEGATED_BLOCKED_CEILING = {}  # none at present: every blind split keeps <= 10%
+NEGATED_BLOCKED_CEILING = {("en", "blind87"): 0.125}  # held out, not read: one of 8
 
 
 def test_every_blind_split_cites_and_traps_hold(results):
