@@ -3003,3 +3003,41 @@ def test_round85_causes_are_claims(message):
 ])
 def test_round85_non_claims_pass(message):
     assert decision(analyze(message)) == "allow"
+
+
+@pytest.mark.parametrize("message", [
+    # "since `setting` ..." is a reason, and a server that "502s" fails
+    "The gateway 502s on large uploads since `client_max_body_size` is still the 1 MB default.",
+    # "as the reference policy ..." names a subject, as "as the workers ..." does
+    "Eval is slow as the reference policy gets rebuilt from disk on every call.",
+    # text the tokenizer cannot represent
+    "The new tokenizer was trained without accented names, so every one of them maps to <unk>.",
+    # Japanese: a driver too old; something masked that should not be; 「の推定に」 is no hedge
+    "ドライバ 525 は CUDA 12.4 には古すぎるので、起動時に `cudaErrorInsufficientDriver` を返します。",
+    "attention_mask の作り方が逆で、本文まで mask されていたためです。",
+    "量子化後に日本語だけ崩れるのは、calibration データが英語だけで scale の推定に日本語の分布が入っていないからです。",
+])
+def test_round86_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "it's been returning 502 since ~9am, can someone take a look?",
+    "Re the 502s under load — I suspect, though I haven't checked it, that the pool is too small because the "
+    "default is 4.",
+    # Japanese: a me-too report gives the reporter's setup, not a finding
+    "同じ症状です。環境は torch 2.4, CUDA 12.4, A100 x4 です。",
+])
+def test_round86_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+def test_round86_a_ruled_out_part_and_a_bare_error_class():
+    assert [c.kind for c in analyze("The tokenizer isn't at fault: 500 decoded samples round-trip exactly.").claims] \
+        == ["negated"]
+    # the error's class alone, even as a dotted path, shows what failed, not why
+    ev = [Evidence("E1", "onnxruntime.capi.onnxruntime_pybind11_state.Fail: [ONNXRuntimeError] : 1 : FAIL",
+                   "python serve.py")]
+    report = analyze("The server crashes because the model was exported with opset 18: "
+                     "`onnxruntime.capi.onnxruntime_pybind11_state.Fail`.", evidence=ev)
+    assert decision(report) == "block"
