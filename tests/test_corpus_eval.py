@@ -199,9 +199,9 @@ FLOORS = {
     ("ja", "blind85"): (1.0, 0.0),
     ("en", "blind86"): (0.97, 0.0),
     ("ja", "blind86"): (1.0, 0.0),
+    ("en", "blind87"): (0.95, 0.0),
+    ("ja", "blind87"): (0.97, 0.0),
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
-    ("en", "blind87"): (0.90, 0.048),
-    ("ja", "blind87"): (0.89, 0.024),
     ("en", "blind88"): (0.86, 0.023),
     ("ja", "blind88"): (0.89, 0.024),
 }
@@ -282,7 +282,7 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            ("ja", "blind88"): 1,
 }
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
-NEGATED_BLOCKED_CEILING = {("en", "blind87"): 0.125}  # held out, not read: one of 8
+NEGATED_BLOCKED_CEILING = {}  # none at present: every blind split keeps <= 10%
 
 
 def test_every_blind_split_cites_and_traps_hold(results):

@@ -3041,3 +3041,41 @@ def test_round86_a_ruled_out_part_and_a_bare_error_class():
     report = analyze("The server crashes because the model was exported with opset 18: "
                      "`onnxruntime.capi.onnxruntime_pybind11_state.Fail`.", evidence=ev)
     assert decision(report) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    # a number with its unit ends a sentence before a lower-case word; a mechanism named where
+    # it happens, right after the failure
+    "Eval loss jumps to inf at step 12k. bf16 underflow in the rotary cache; computing it in fp32 fixes it.",
+    # a model that disregards what it was given
+    "The reason the agent ignores the stop sequences is that the server strips them from the request.",
+    # Japanese: 「これで」 takes up the setting named before it
+    "`cudnn.benchmark` が有効です。これで毎回カーネルの選択が変わり、同じ入力でも出力が一致しません。",
+    # 「再推定」 is no hedge; a polite aside before a colon does not hedge what follows it
+    "再開後に loss が跳ねるのは、scheduler の state を保存していないせいで学習率が warmup から再推定されるからです。",
+    "たぶん既知だと思いますが念のため報告です：推論が遅いのは `use_cache=False` が渡っているからです。",
+])
+def test_round87_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    # how a part works, introduced as such; a cost that stays small
+    "Here's how the prefix cache works in this server:\n\n1. Each prompt is hashed per block.\n"
+    "2. Matching blocks are reused.\n\nBecause blocks are shared, fragmentation stays low even under mixed traffic.",
+    # an honest "not known yet" with the observations after it
+    "We don't know yet what's leaking memory — RSS grows ~150 MB per epoch and tracemalloc points nowhere.",
+    # Japanese: an answer to the user's question about how something works
+    "ご質問の件ですが、`DataCollatorWithPadding` は pad の位置を -100 にします。損失計算では -100 が無視されるので、"
+    "pad は loss に寄与しません。",
+])
+def test_round87_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+def test_round87_a_control_with_instead_of_still_rules_out():
+    message = "It's not the batch size — I reran with 8 instead of 32 and it still OOMs at the same layer."
+    assert [c.kind for c in analyze(message).claims] == ["negated"]
+    # a contrast that names the real problem still claims it
+    message = "Mixed precision is not the problem, the real problem is the mask being added as 0/1, so padding gets weight."
+    assert decision(analyze(message)) == "block"
