@@ -3079,3 +3079,29 @@ def test_round87_a_control_with_instead_of_still_rules_out():
     # a contrast that names the real problem still claims it
     message = "Mixed precision is not the problem, the real problem is the mask being added as 0/1, so padding gets weight."
     assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    # a step that loses what it should keep, right after the failure
+    "After merging the adapter the model scores 4 points lower. Casting to int8 rounds most of the update away.",
+    # a number that is off; two settings that should agree, apart
+    "Eval macro-F1 is off because the scorer includes padded positions.",
+    "Staging vs prod gap is config skew: prod loads the fp16 weights and staging loads bf16.",
+    # Japanese: results that change despite a fixed seed; redone work every token; a cause row
+    "要は、seed を固定しても出力が毎回変わるのは `index_add_` が非決定的だから、ということです。",
+    "生成だけ極端に遅い。`use_cache=False` が渡っていて、毎トークン全系列を再計算している。",
+    "| 項目 | 内容 |\n|---|---|\n| 落ちる step | 2210 |\n| 原因 | 学習データへの重複サンプルの混入 |\n",
+])
+def test_round88_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    # why a default is what it is
+    "Since the checks cost 8% throughput, the option is off by default. We want it for bisecting regressions.",
+    # Japanese: the error's name says how the job died, not why; an unknown cause row
+    "学習ジョブ #77 が step 3000 で `NCCL timeout` により停止しました。ログは共有ディスクにあります。",
+    "| 項目 | 内容 |\n|---|---|\n| 原因 | 未特定 |\n| 次の手 | `NCCL_DEBUG=INFO` で再実行 |\n",
+])
+def test_round88_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"

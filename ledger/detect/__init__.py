@@ -322,9 +322,13 @@ def analyze(message, evidence=None, rules=None):
         if b.kind == "row":
             if b.header is True:
                 continue  # "| Issue | Cause | Evidence |" names columns, it claims nothing
-            lm = _heading_mode(rules.for_lang, text.split(" | ")[0])
-            if lm == "hypothesis":
-                mode, label = lm, text.split(" | ")[0]
+            cells = text.split(" | ")
+            lm = _heading_mode(rules.for_lang, cells[0])
+            if lm == "hypothesis" or (lm == "assertion" and len(cells) == 2):
+                # "| Hypothesis | ... |"; in a two-column table of items and values, "| 原因 | ... |"
+                # labels its value as "原因: ..." does
+                mode, label = lm, cells[0]
+                bare_ok = bare_ok or lm == "assertion"
             elif b.header and mode != "hypothesis" and not _settings_table(rules, b.header):
                 # A row of a table with a cause column ("| Symptom | Cause | Fix |") states a cause
                 # (not "| 項目 | 値 | 理由 |": why each setting is what it is).

@@ -363,6 +363,17 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
     return best
 
 
+def _names_error(r, text, plain, m):
+    """Is what stands right before the cue `m` a code span that holds only a failure, as the
+    rules' lookbehinds see 「OOM により」 in prose? (The masked text hides what it says.)"""
+    before = text[:m.start()].rstrip()
+    if not before.endswith("`"):
+        return False
+    k = before.rfind("`", 0, len(before) - 1)
+    inside = plain[k + 1:len(before) - 1] if k >= 0 else ""
+    return bool(inside.strip("`")) and bool(failure_term(r, inside)) and not (r.defect and r.defect.search(inside))
+
+
 def _negated_outside(r, text, d):
     """A negation in `text` outside the defect `d` names (「入っていなかった」 is the defect itself).
     A relative clause after it says more about what was found ("..., which doesn't support our
@@ -619,6 +630,8 @@ def _judge(r, lang, text, clauses, pseudo, tier, m, failure, mode, mode_label, p
         return None
     if tier == "connective" and _rationale(r, lang, text, clause, a, m):
         return None
+    if tier == "connective" and lang == "ja" and plain and m.group(0).startswith("によ") and _names_error(r, text, plain, m):
+        return None  # 「`NCCL timeout` により落ちました」: the error's name says how it failed, not why
     # (the failure words read in the plain text, same offsets: 「`loss nan` になって止まりました」)
     if tier == "result" and lang == "ja" and r.event_chain and r.event_chain.search(text[a:m.end()]) \
             and failure_term(r, (plain or text)[a:m.start()]) and failure_term(r, (plain or text)[m.end():b]) \
