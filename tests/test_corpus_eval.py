@@ -206,6 +206,8 @@ FLOORS = {
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
     ("en", "blind89"): (0.81, 0.072),
     ("ja", "blind89"): (1.0, 0.0),
+    ("en", "blind90"): (0.89, 0.072),
+    ("ja", "blind90"): (0.94, 0.024),
 }
 
 
@@ -283,9 +285,12 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            # ja_blind88.txt:263: the quote is the generic `No such file or
                            # directory` (citation.generic_quote), which alone shows no cause
                            ("ja", "blind88"): 1,
+                           # held out, not read: one cited English answer blocked on its first run
+                           ("en", "blind90"): 1,
 }
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
-NEGATED_BLOCKED_CEILING = {("en", "blind89"): 0.125}  # held out, not read: one of 8
+NEGATED_BLOCKED_CEILING = {("en", "blind89"): 0.125,  # held out, not read: one of 8
+                           ("en", "blind90"): 0.25, ("ja", "blind90"): 0.125}  # two of 8, one of 8
 
 
 def test_every_blind_split_cites_and_traps_hold(results):
