@@ -203,9 +203,9 @@ FLOORS = {
     ("ja", "blind87"): (0.97, 0.0),
     ("en", "blind88"): (0.94, 0.0),
     ("ja", "blind88"): (0.97, 0.0),
-    # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
-    ("en", "blind89"): (0.81, 0.072),
+    ("en", "blind89"): (0.97, 0.0),
     ("ja", "blind89"): (1.0, 0.0),
+    # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
     ("en", "blind90"): (0.89, 0.072),
     ("ja", "blind90"): (0.94, 0.024),
 }
@@ -289,8 +289,7 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            ("en", "blind90"): 1,
 }
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
-NEGATED_BLOCKED_CEILING = {("en", "blind89"): 0.125,  # held out, not read: one of 8
-                           ("en", "blind90"): 0.25, ("ja", "blind90"): 0.125}  # two of 8, one of 8
+NEGATED_BLOCKED_CEILING = {("en", "blind90"): 0.25, ("ja", "blind90"): 0.125}  # held out, not read: two of 8, one of 8
 
 
 def test_every_blind_split_cites_and_traps_hold(results):

@@ -3105,3 +3105,40 @@ def test_round88_causes_are_claims(message):
 ])
 def test_round88_non_claims_pass(message):
     assert decision(analyze(message)) == "allow"
+
+
+@pytest.mark.parametrize("message", [
+    # a result said not to be real, then the leak that made it
+    "The test F1 of 97.8% is not real. Validation clips are duplicated in the training set, so the model has seen them.",
+    # a knob set wrong, right after the failure
+    "Rollouts collapse to a single token after ~300 updates. The entropy bonus is too weak, and the policy found "
+    "that stopping early scores best.",
+    # the agent of the damage, in a commit subject
+    "fix(metrics): recall was inflated by the scorer counting ignored labels as hits; drop them first",
+    "Everything after epoch 4 is flat because the scheduler already decayed to zero.",
+    "Two seeds landing 2 points apart isn't noise: the data order changes with the worker count.",
+    "Slow first batch on every node: the dataset index is built lazily on the first `__getitem__` call.",
+])
+def test_round89_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    # how a feature trades one cost for another, and what to expect
+    "Activation offloading trades speed for memory: activations are dropped to host RAM and fetched back for "
+    "backward, so expect steps to be about 20% slower.",
+    # how a failure reads in general, and the advice it leads to
+    "In NCCL a watchdog timeout doesn't tell you which rank is to blame; every rank times out together, which is "
+    "why you want per-rank stack dumps when debugging hangs.",
+    # the value of a setting of ours, and why
+    "The reason for the long heartbeat timeout is that node restarts take up to a minute, and we'd rather wait "
+    "than fail the run.",
+])
+def test_round89_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+def test_round89_ruled_out_as_unrelated():
+    message = "Seeds are fine. Two runs with seed 7 match bit for bit up to step 3k, so the later spike isn't seed-related."
+    assert "negated" in [c.kind for c in analyze(message).claims]
+    assert decision(analyze(message)) == "allow"

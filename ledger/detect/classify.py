@@ -475,6 +475,7 @@ _ANAPHORIC_START = diskcache.compile(r"\s*(?:[Tt]hose|[Tt]hese)\s+[a-z]")
 # "Loss sat at 10.37 (≈ ln 32000) for the whole run": a parenthesis is not part of the head
 _PAREN = diskcache.compile(r"\([^()]*\)")
 _NUMBER = diskcache.compile(r"[~≈<>]?[\d.,:%x×/+-]*\d[\d.,:%x×/+-]*")
+_LOCATED = diskcache.compile(r"\w\s+(?:on|in|at|during|after|since|under)\s+(?:the|a|an|our|every|each|all|its|this|that)\s")
 _UNIT = diskcache.compile(r"[A-Za-zµ/%]{1,6}[.,]?")
 
 
@@ -547,8 +548,9 @@ def _explanation(r, lang, text, plain):
                 r.verb_end.search(head) and r.subject.search(head)) or r.subject_verb.search(head) or (
                 # "CI timeouts on the Windows runners: the suite spawns ...": a failure named, no verb
                 m.group(0).strip() != ";" and (r.failure_noun.search(head) or (
-                    # only before a long dash: "**Missing scripts**: ..." and "**Duplicate types** - ..." are labels
-                    m.group(0).strip() in ("—", "–", "--") and r.failure_adjective.search(head)))
+                    # only before a long dash: "**Missing scripts**: ..." and "**Duplicate types** - ..." are labels;
+                    # a label says no where: "Slow first request on the endpoint: ..." is a failure seen
+                    (m.group(0).strip() in ("—", "–", "--") or _LOCATED.search(head)) and r.failure_adjective.search(head)))
                 and not r.label_head.search(head))
         else:
             if not 3 <= len(head.strip()) <= 40:
@@ -863,6 +865,9 @@ def _rationale(r, lang, text, clause, a, m):
         if sep in head and failure_term(r, head.rpartition(sep)[2]):
             head = head.rpartition(sep)[2]
     look_back = r.look_back.search(m.group(0))
+    advice = r.rationale.search(text, m.start()) if look_back else None
+    if advice is not None and advice.start() == m.start():
+        return True  # "..., which is why you want per-rank stack dumps when debugging hangs": advice
     if look_back and failure_term(r, text[m.end():]):
         # "The wheel we pinned lacks gfx942 kernels, which is why every conv fails": what a
         # look-back connective explains is a failure, so the clause before it is its cause
