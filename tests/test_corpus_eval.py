@@ -208,6 +208,8 @@ FLOORS = {
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
     ("en", "blind90"): (0.89, 0.072),
     ("ja", "blind90"): (0.94, 0.024),
+    ("en", "blind91"): (0.87, 0.024),
+    ("ja", "blind91"): (0.92, 0.024),
 }
 
 
@@ -289,7 +291,8 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            ("en", "blind90"): 1,
 }
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
-NEGATED_BLOCKED_CEILING = {("en", "blind90"): 0.25, ("ja", "blind90"): 0.125}  # held out, not read: two of 8, one of 8
+NEGATED_BLOCKED_CEILING = {("en", "blind90"): 0.25, ("ja", "blind90"): 0.125,  # held out, not read: two of 8, one of 8
+                           ("en", "blind91"): 0.125}  # one of 8
 
 
 def test_every_blind_split_cites_and_traps_hold(results):
