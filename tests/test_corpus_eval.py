@@ -205,9 +205,9 @@ FLOORS = {
     ("ja", "blind88"): (0.97, 0.0),
     ("en", "blind89"): (0.97, 0.0),
     ("ja", "blind89"): (1.0, 0.0),
+    ("en", "blind90"): (0.97, 0.0),
+    ("ja", "blind90"): (0.97, 0.0),
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
-    ("en", "blind90"): (0.89, 0.072),
-    ("ja", "blind90"): (0.94, 0.024),
     ("en", "blind91"): (0.87, 0.024),
     ("ja", "blind91"): (0.92, 0.024),
 }
@@ -287,12 +287,9 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            # ja_blind88.txt:263: the quote is the generic `No such file or
                            # directory` (citation.generic_quote), which alone shows no cause
                            ("ja", "blind88"): 1,
-                           # held out, not read: one cited English answer blocked on its first run
-                           ("en", "blind90"): 1,
 }
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
-NEGATED_BLOCKED_CEILING = {("en", "blind90"): 0.25, ("ja", "blind90"): 0.125,  # held out, not read: two of 8, one of 8
-                           ("en", "blind91"): 0.125}  # one of 8
+NEGATED_BLOCKED_CEILING = {("en", "blind91"): 0.125}  # held out, not read: one of 8
 
 
 def test_every_blind_split_cites_and_traps_hold(results):

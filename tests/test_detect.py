@@ -3142,3 +3142,34 @@ def test_round89_ruled_out_as_unrelated():
     message = "Seeds are fine. Two runs with seed 7 match bit for bit up to step 3k, so the later spike isn't seed-related."
     assert "negated" in [c.kind for c in analyze(message).claims]
     assert decision(analyze(message)) == "allow"
+
+
+@pytest.mark.parametrize("message", [
+    # "the 503s" as a noun, "502s from"; "since <tool> <version> has no ..."
+    "The 503s from the gateway happen because the upstream pool has only four connections.",
+    "install fails since CUDA 11.6 has no sm_90 target, so the kernels have to be built with 12.x.",
+    # a failure word a few words from its object: "eats the 40GB of host RAM"
+    "lol it's the prefetch thread again, thats what eats the 60GB of host RAM",
+    # Japanese: loss that does not come all the way down
+    "あー分かった、labels の pad を 0 で埋めてる。だから pad にも loss が乗ってて下がりきらないんだ",
+])
+def test_round90_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    # our own probe aimed wrong; an honest unknown before a list of observations
+    "I don't know yet why rank 5 hangs. The stack dump I took was from the wrong PID, so I have nothing to report.",
+    "## Root cause\nUnknown so far. What I have:\n\n- The hang only happens on multi-node runs.\n"
+    "- It shows up 2 to 6 hours in.\n",
+    # freezing weights on purpose; a fix reported; a ruled-out theory
+    "Adapters freeze the base weights and train two small matrices per layer, which is why the checkpoint is tiny.",
+    "## Fix\nDropped the `profile.yaml` include from the launcher; utilisation is back to ~90%.",
+    "we can drop the dataloader theory — step time is flat with synthetic data, so whatever stalls the job isn't "
+    "input loading",
+    # Japanese: a merit as the reason for a choice of ours (「キャリブレーション」 is no 「ブレ」)
+    "量子化は AWQ を採用しました。キャリブレーションデータが少なくても精度が落ちにくい、というのが理由です。",
+    "seed は関係ない。seed を変えても 0.2pt しか動かないから、今回の差は別の何か",
+])
+def test_round90_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"

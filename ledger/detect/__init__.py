@@ -153,6 +153,11 @@ def _prep(text):
     return text.translate(_CURLY).replace("\u2026", "...")
 
 
+def _first_sentence(text):
+    spans = sentences.split(text)
+    return text[spans[0][0]:spans[0][1]] if spans else text
+
+
 def _last_sentence(text):
     """"I looked into why it is slow. Findings:" -> "Findings:" (what heads the list below)."""
     spans = sentences.split(text)
@@ -273,6 +278,12 @@ def analyze(message, evidence=None, rules=None):
                 mode = "assertion"  # "## What happened ... ## Why": a post-mortem's cause section
             if grammar.what_happened.search(_unemph(b.text)):
                 after_what_happened = True
+            if b.level == 7 and first_group and stack and stack[-1][1] == "assertion":
+                # "## Root cause / Unknown so far. What I have:": a line ending in a colon that
+                # opens the section by saying the cause is not known (as a paragraph can, below)
+                first = _first_sentence(b.text)
+                if len(first.split()) <= 8 and rules.for_lang(sentences.lang_of(first)).unknown.search(_unemph(first)):
+                    stack[-1] = (stack[-1][0], None, stack[-1][2])
             stack.append((b.level, mode, b.text.strip(" *_:")))
             if b.level < 7 or mode:
                 # (a line that only ends in a colon, "while the installed build says:", is no new
