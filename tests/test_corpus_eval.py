@@ -210,6 +210,8 @@ FLOORS = {
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
     ("en", "blind91"): (0.87, 0.024),
     ("ja", "blind91"): (0.92, 0.024),
+    ("en", "blind92"): (0.84, 0.024),
+    ("ja", "blind92"): (0.97, 0.024),
 }
 
 
@@ -287,6 +289,8 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            # ja_blind88.txt:263: the quote is the generic `No such file or
                            # directory` (citation.generic_quote), which alone shows no cause
                            ("ja", "blind88"): 1,
+                           # held out, not read: one cited answer blocked in each language
+                           ("en", "blind92"): 1, ("ja", "blind92"): 1,
 }
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
 NEGATED_BLOCKED_CEILING = {("en", "blind91"): 0.125}  # held out, not read: one of 8
