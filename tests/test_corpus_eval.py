@@ -207,9 +207,9 @@ FLOORS = {
     ("ja", "blind89"): (1.0, 0.0),
     ("en", "blind90"): (0.97, 0.0),
     ("ja", "blind90"): (0.97, 0.0),
+    ("en", "blind91"): (0.90, 0.0),
+    ("ja", "blind91"): (0.97, 0.0),
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
-    ("en", "blind91"): (0.87, 0.024),
-    ("ja", "blind91"): (0.92, 0.024),
     ("en", "blind92"): (0.84, 0.024),
     ("ja", "blind92"): (0.97, 0.024),
 }
@@ -293,7 +293,7 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            ("en", "blind92"): 1, ("ja", "blind92"): 1,
 }
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
-NEGATED_BLOCKED_CEILING = {("en", "blind91"): 0.125}  # held out, not read: one of 8
+NEGATED_BLOCKED_CEILING = {}  # none at present: every blind split keeps <= 10%
 
 
 def test_every_blind_split_cites_and_traps_hold(results):

@@ -3173,3 +3173,24 @@ def test_round90_causes_are_claims(message):
 ])
 def test_round90_non_claims_pass(message):
     assert decision(analyze(message)) == "allow"
+
+
+@pytest.mark.parametrize("message", [
+    # a metric said to mislead; slower than it should be, by numbers
+    "The accuracy of 0.97 is misleading: the test set is 90% one class, so predicting it always scores that.",
+    # Japanese: a setting too short for the point where the failure shows
+    "発散は step 3100、ちょうど LR が peak に届くところ。warmup 500 step では短すぎる。",
+])
+def test_round91_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    # a cost by design
+    "Activation checkpointing trades compute for memory: activations are recomputed in backward instead of "
+    "stored, so step time goes up by about a third.",
+    # a theory checked and ruled out, the cause still unknown
+    "checked the driver theory, both hosts run 550.54 so it's not a driver mismatch. still no idea what's hanging",
+])
+def test_round91_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
