@@ -158,6 +158,21 @@ def _first_sentence(text):
     return text[spans[0][0]:spans[0][1]] if spans else text
 
 
+def _says_unknown(rules, sentence):
+    """Is `sentence` a short "the cause is not known" ("Unknown so far.", 「原因は不明です。」)?"""
+    if len(sentence.split()) > 8:
+        return False
+    return bool(rules.for_lang(sentences.lang_of(sentence)).unknown.search(_unemph(sentence)))
+
+
+def _drop_mode(stack, mode):
+    """The innermost enclosing heading with `mode` sets none any more."""
+    for k in range(len(stack) - 1, -1, -1):
+        if stack[k][1] == mode:
+            stack[k] = (stack[k][0], None, stack[k][2])
+            return
+
+
 def _last_sentence(text):
     """"I looked into why it is slow. Findings:" -> "Findings:" (what heads the list below)."""
     spans = sentences.split(text)
@@ -278,12 +293,11 @@ def analyze(message, evidence=None, rules=None):
                 mode = "assertion"  # "## What happened ... ## Why": a post-mortem's cause section
             if grammar.what_happened.search(_unemph(b.text)):
                 after_what_happened = True
-            if b.level == 7 and first_group and stack and stack[-1][1] == "assertion":
+            if b.level == 7 and first_group and stack and stack[-1][1] == "assertion" \
+                    and _says_unknown(rules, _first_sentence(b.text)):
                 # "## Root cause / Unknown so far. What I have:": a line ending in a colon that
                 # opens the section by saying the cause is not known (as a paragraph can, below)
-                first = _first_sentence(b.text)
-                if len(first.split()) <= 8 and rules.for_lang(sentences.lang_of(first)).unknown.search(_unemph(first)):
-                    stack[-1] = (stack[-1][0], None, stack[-1][2])
+                _drop_mode(stack, "assertion")
             stack.append((b.level, mode, b.text.strip(" *_:")))
             if b.level < 7 or mode:
                 # (a line that only ends in a colon, "while the installed build says:", is no new
@@ -359,15 +373,11 @@ def analyze(message, evidence=None, rules=None):
         line = None  # (mode, label) of a "**Expected:** ..." line inside the block
         for a, e in sentences.split(text):
             s = text[a:e]
-            if not a and bare_ok is True and mode == "assertion" and len(s.split()) <= 8 \
-                    and rules.for_lang(sentences.lang_of(s)).unknown.search(_unemph(s)):
+            if not a and bare_ok is True and mode == "assertion" and _says_unknown(rules, s):
                 # "## Root cause / Unknown so far. The job hangs on 1 in 5 launches ...": the
                 # section opens by saying the cause is not known, as a heading saying so would;
                 # what follows in it is observation
-                for k in range(len(stack) - 1, -1, -1):
-                    if stack[k][1] == mode:
-                        stack[k] = (stack[k][0], None, stack[k][2])
-                        break
+                _drop_mode(stack, mode)
                 mode, label = None, None
             if a and "\n" in text[max(0, a - 3):a]:
                 # A bug report's "**What happened:** ... / **Expected:** ..." lines, one paragraph:

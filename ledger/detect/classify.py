@@ -492,6 +492,8 @@ def _without_numbers(words):
         after_number = False
         out.append(w)
     return out
+
+
 # What a Japanese report of a fix says: the act names a failure it explains
 _FIXED = ("修正", "直し", "直り", "解消", "対処", "対策", "fix")
 # 「理由は、」「その理由として、」: a sentence that opens by naming itself the reason
@@ -865,9 +867,13 @@ def _rationale(r, lang, text, clause, a, m):
         if sep in head and failure_term(r, head.rpartition(sep)[2]):
             head = head.rpartition(sep)[2]
     look_back = r.look_back.search(m.group(0))
-    advice = r.rationale.search(text, m.start()) if look_back else None
-    if advice is not None and advice.start() == m.start():
-        return True  # "..., which is why you want per-rank stack dumps when debugging hangs": advice
+    # "The reason for streaming is that ...": the cue opens the reason for a choice of ours; after
+    # a look-back cue, advice ("..., which is why you want per-rank stack dumps when debugging
+    # hangs"), whatever failure it goes on to name
+    rm = r.rationale.search(text[m.start():])
+    opens_rationale = rm is not None and rm.start() == 0
+    if look_back and opens_rationale:
+        return True
     if look_back and failure_term(r, text[m.end():]):
         # "The wheel we pinned lacks gfx942 kernels, which is why every conv fails": what a
         # look-back connective explains is a failure, so the clause before it is its cause
@@ -878,9 +884,7 @@ def _rationale(r, lang, text, clause, a, m):
     rc = r.rationale.search(text[a:m.end()])
     if rc is not None and rc.end() == m.end() - a:
         return True
-    # "The reason for streaming is that ...": the cue opens the reason for a choice of ours
-    rm = r.rationale.search(text[m.start():])
-    if rm is not None and rm.start() == 0:
+    if opens_rationale:
         return True
     # "That is why I deleted it", "hence we pinned it": what follows a look-back connective is
     # the agent's own action, the effect of the diagnosis, not a cause.
