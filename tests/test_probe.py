@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -244,6 +245,19 @@ def test_kernel_findings_quote_dmesg_lines(tmp_path, env):
 
 
 def test_since_filters_old_kernel_messages(tmp_path, env):
+    # dmesg stamps its lines in seconds since boot. The fixture's lines (612-950 s) lie in the
+    # future on a machine booted minutes ago, where the probe rightly keeps them, so here they
+    # are moved to the first second after boot: older than "1s ago" on any machine.
+    stubs = tmp_path / "stubs"
+    shutil.copytree(FIXTURES, stubs)
+    with open(os.path.join(FIXTURES, "dmesg.txt"), encoding="utf-8") as f:
+        text = f.read()
+    (stubs / "dmesg.txt").write_text(
+        re.sub(r"^\[\s*(\d+\.\d+)\]", lambda m: "[%12.6f]" % (float(m.group(1)) / 1000), text, flags=re.M),
+        encoding="utf-8")
+    env = dict(env, PROBE_STUB_DIR=str(stubs))
+    report = probe_json(env, "--run-dir", str(tmp_path))
+    assert "xid" in [f["kind"] for f in report["findings"] if f["probe"] == "kernel"]
     report = probe_json(env, "--run-dir", str(tmp_path), "--since", "1s")
     assert [f["kind"] for f in report["findings"] if f["probe"] == "kernel"] == ["quiet"]
 
