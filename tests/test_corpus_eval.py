@@ -209,9 +209,9 @@ FLOORS = {
     ("ja", "blind90"): (0.97, 0.0),
     ("en", "blind91"): (0.90, 0.0),
     ("ja", "blind91"): (0.97, 0.0),
+    ("en", "blind92"): (0.94, 0.0),
+    ("ja", "blind92"): (1.0, 0.0),
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
-    ("en", "blind92"): (0.84, 0.024),
-    ("ja", "blind92"): (0.97, 0.024),
     ("en", "blind93"): (0.65, 0.024),
     ("ja", "blind93"): (0.94, 0.024),
 }
@@ -291,8 +291,6 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            # ja_blind88.txt:263: the quote is the generic `No such file or
                            # directory` (citation.generic_quote), which alone shows no cause
                            ("ja", "blind88"): 1,
-                           # held out, not read: one cited answer blocked in each language
-                           ("en", "blind92"): 1, ("ja", "blind92"): 1,
                            # held out, not read: two cited Japanese answers blocked
                            ("ja", "blind93"): 2,
 }

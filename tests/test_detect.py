@@ -3194,3 +3194,56 @@ def test_round91_causes_are_claims(message):
 ])
 def test_round91_non_claims_pass(message):
     assert decision(analyze(message)) == "allow"
+
+
+@pytest.mark.parametrize("message", [
+    # a failure stated, then a chain of cause and effect with no failure word of its own
+    "Validation loss diverges after the first epoch. The EMA copy and the live model point at the same tensors, "
+    "so the averaged weights are just the live ones and nothing smooths the updates.",
+    "The reward model got worse after the refresh. The new preference pairs were labelled by the policy itself, "
+    "so the model learns its own biases.",
+    # a heading that asks why something is slower sets a root-cause section
+    "## Why the exported model is slower\nTensorRT falls back to the generic kernels for every attention layer.",
+    # a fix commit whose look-back cue names the bug
+    "fix(metrics): recall was computed over the padded batch, which is why it never went above 0.8",
+    # Japanese: a cleft that ends in the evidence id it names (an id this session does not hold)
+    "学習が止まるのは NFS のロック待ちです（E7）。",
+])
+def test_round92_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    # what a setting shows, not what causes a failure
+    "I turned on `TORCH_NCCL_ASYNC_ERROR_HANDLING` so a stuck rank aborts the job. It changes nothing by itself, "
+    "it only makes hangs visible.",
+    # our own act under a fix heading
+    "## Fix\nKilled the zombie workers (pids 311, 312) and restarted the trainer.",
+    # a measure taken until the cause is known
+    "原因が特定できるまで、夜間の学習ジョブは止めておきます。",
+    # a failure already answered by a design, then how the design works
+    "Spot nodes vanish without notice, which is why we checkpoint every ten minutes. Shards are written under a "
+    "temporary name and renamed at the end, so an interrupted write never replaces the latest good shard.",
+    # a list of changes after a failure word
+    "## Changes\n- Retries now back off with jitter.\n- The readiness probe no longer runs a forward pass, so it "
+    "answers in a few milliseconds.",
+])
+def test_round92_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+def test_round92_a_root_cause_paragraph_draws_on_its_subsections():
+    """The paragraph opening a root-cause section sums up the numbered subsections under it;
+    their quotes of output cite it, when they bear on it."""
+    ev = [Evidence("E1", "step 900 | loss 2.1\nscaler: overflow, reducing loss scale to 1.0\nstep 920 | loss nan\n"),
+          Evidence("E2", "first non-finite: encoder.11.softmax (dtype=torch.float16)\n")]
+    msg = ("## Root cause\nThe loss scale keeps shrinking from overflow until the loss turns NaN.\n"
+           "### 1. The scaler\nThe log shows `overflow, reducing loss scale to 1.0` just before `step 920 | loss nan`.\n"
+           "### 2. Where it starts\nThe first non-finite tensor is the fp16 softmax (E2).\n"
+           "## Next\n- run the softmax in fp32\n")
+    rep = analyze(msg, evidence=ev)
+    assert decision(rep) == "allow", [(c.text, c.cited) for c in rep.claims]
+    # the same summary with nothing under it that bears on it still blocks
+    msg = ("## Root cause\nThe dataloader workers leak pinned host buffers on every epoch.\n"
+           "### 1. The scaler\nThe log shows `overflow, reducing loss scale to 1.0` just before `step 920 | loss nan`.\n")
+    assert decision(analyze(msg, evidence=ev)) == "block"

@@ -638,10 +638,35 @@ def _details_citations(bi, blocks, rules, lang):
     j = bi + 1
     while j < len(blocks) and not (blocks[j].kind == "heading" and blocks[j].level < 7):
         j += 1
-    if j >= len(blocks) or not _summary_then_details(bi, j, blocks, rules):
+    if j >= len(blocks):
         return None
-    prose, material = _section(j, blocks)
+    if _summary_then_details(bi, j, blocks, rules):
+        prose, material = _section(j, blocks)
+    elif _opens_subsections(bi, j, blocks):
+        # "## Root cause / <the cause in one paragraph> / ### 1. ... / ### 2. ...": the paragraph
+        # that opens a section sums up the subsections under it, which hold the details
+        prose, material = [], []
+        level = blocks[bi - 1].level
+        while j < len(blocks) and not (blocks[j].kind == "heading" and blocks[j].level <= level):
+            nb = blocks[j]
+            if nb.kind in ("fence", "quote"):
+                material.append(nb.text)
+            elif nb.kind in ("para", "item", "row"):
+                prose.append(nb.text)
+                material.extend(nb.codes)
+            j += 1
+    else:
+        return None
     return _citations(prose, material, rules.for_lang(lang))
+
+
+def _opens_subsections(bi, j, blocks):
+    """Is block `bi` the one paragraph between a section's heading and its first subsection
+    (a deeper heading, at `j`)?"""
+    k = bi - 1
+    if k < 0 or blocks[k].kind != "heading" or blocks[k].level >= 7:
+        return False
+    return j == bi + 1 and blocks[j].level > blocks[k].level
 
 
 # Words too common to show that an output bears on a claim.

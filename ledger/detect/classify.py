@@ -153,6 +153,15 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
             and prev_plain.lstrip(" >*_").split(" ", 1)[0].lower() not in _YES_NO:
         # (not after "Could the drop be X?": "That's the only change" gives grounds for the question)
         failure = failure_term(r, prev_plain)
+    if not failure and r.commit_head:
+        # "fix(eval): f1 used average='micro', which is why it always matched accuracy": a fix
+        # commit's subject says the effect it looks back on ("which is why", "hence") is a bug,
+        # so the cause given is a diagnosis (not when it names the fix: "fix: move eval out of
+        # the loop", `commit_fix`, or what the fix now does)
+        ch = r.commit_head.search(text)
+        if ch is not None and not (r.commit_fix and r.commit_fix.search(text[ch.end():])) \
+                and r.look_back and r.look_back.search(text, ch.end()) and not _CHANGED.search(text):
+            failure = "(the bug a fix commit names)"
     if not failure and mode in (ASSERTION, HYPOTHESIS) and not finding:
         # under "Findings" a connective still needs a failure word: "register() → inserts a row"
         failure = "(%s section)" % (mode_label or mode)
@@ -314,6 +323,25 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
             if v is not None and v.kind == ASSERTION:
                 best = Verdict(ASSERTION, "names a defect (%r) right after a failure (%r)" % (
                     r.defect.search(text).group(0).strip()[-40:], failure_term(r, prev_plain)))
+    if best is None and not cues and mode is None and not observed and lang == "en" and not own_failure \
+            and prev_plain and r.result and _symptom(r, lang, prev_plain) and not r.rationale.search(text) \
+            and not (r.own_action and r.own_action.search(text)) and not reason_for_prev \
+            and not _CHANGED.search(text) and not _CHANGED.search(prev_plain) \
+            and not (r.own_action and r.own_action.search(prev_plain)) and not r.rationale.search(prev_plain) \
+            and not r.connective.search(prev_plain) and not r.result.search(prev_plain):
+        # "PPO diverges after ~50 updates. The reference model and the policy share the same
+        # parameters, so the KL penalty is identically zero": a failure stated, then a chain of
+        # cause and effect with no failure word of its own explains it. Not after a failure that
+        # is already explained or answered ("..., which is why we checkpoint every 15 minutes"),
+        # nor in a list of changes ("The health check no longer loads the model, so ...").
+        m = next((m for m in r.result.finditer(text) if m.start() > 0 and text[:m.start()].strip()
+                  and not _after_our_change(r, text, plain, m)
+                  and not (r.purpose and r.purpose.search(text[text.rfind(",", 0, m.start()) + 1:m.end()]))), None)
+        if m is not None:
+            v = _by_mode(r, lang, text, ASSERTION, "the failure before it")
+            if v is not None and v.kind == ASSERTION:
+                best = Verdict(ASSERTION, "explains the failure before it (%r) with %r" % (
+                    failure_term(r, prev_plain), m.group(0).strip()))
     if best is None and not cues and mode is None and not observed and own_failure and r.defect \
             and (", and " in text or "; " in text or " — " in text or " – " in text) and _symptom(r, lang, plain) and not r.rationale.search(text) \
             and not (r.generic_when and r.generic_when.search(text)):
@@ -362,6 +390,10 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
         best = Verdict(NEGATED, "under a ruled-out heading: %s" % best.reason)
     return best
 
+
+
+# "now", "no longer": what a change of ours made so, in a changelog or a summary of the work
+_CHANGED = diskcache.compile(r"\b(?:now|no\s+longer|any\s?more)\b", diskcache.IGNORECASE)
 
 def _names_error(r, text, plain, m):
     """Is what stands right before the cue `m` a code span that holds only a failure, as the
