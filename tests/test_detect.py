@@ -3247,3 +3247,66 @@ def test_round92_a_root_cause_paragraph_draws_on_its_subsections():
     msg = ("## Root cause\nThe dataloader workers leak pinned host buffers on every epoch.\n"
            "### 1. The scaler\nThe log shows `overflow, reducing loss scale to 1.0` just before `step 920 | loss nan`.\n")
     assert decision(analyze(msg, evidence=ev)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    # a failure stated, then "<defect>, so on reload <effect>" with no failure after the cue
+    "Eval F1 collapsed after the resume. The tokenizer files aren't copied into the checkpoint, so on reload "
+    "the default vocab gets used.",
+    # a symptom's number with a tilde
+    "The val loss plateau at ~1.9 is a frozen embedding layer left over from the LoRA config.",
+    # the writer's own why-question opening the paragraph that answers it
+    "Why did eval get 3x slower? The metric code tokenizes every reference again on each call.",
+    # sameness across replicas where each should draw its own
+    "Each of the 4 replicas gets the identical shuffle — the sampler seed ignores the rank.",
+    # Japanese: garbage tokens are a failure; one rank leaving before the collective
+    "chat template を二重に適用しているので、応答の先頭にゴミトークンが混ざります。",
+    "NCCL timeout の件、rank 5 だけ評価ループの前で early return しています。",
+])
+def test_round93_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    # a deprecated name that keeps working
+    "Renamed `--lr-warmup` to `--warmup-steps`; the old flag is still accepted with a warning.",
+    # the asker's own question, then their setup
+    "Why does my run OOM at step 1? I'm on a single 24 GB card with batch size 8 and bf16.",
+    # Japanese: a guess said to be a guess before the cause it proposes
+    "あくまで推測ですが、eval が遅いのは毎回 tokenizer を読み込み直しているせいです。",
+    "推測の域を出ませんが、KL が急増しているのは reward hacking が起きているようにも見えます。",
+    "自信はないですが、warmup が短すぎて発散しているのだと思います。",
+    # confidence said outright is no hedge
+])
+def test_round93_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+def test_round93_confident_japanese_is_not_a_hedge():
+    assert decision(analyze("確証があります。warmup が短すぎて発散しています。")) == "block"
+
+
+def test_round93_an_announced_finding_is_as_cited_as_the_finding():
+    ev = [Evidence("E1", "Thread 4121 (idle): MainThread\n    _read_image (data/dataset.py:88)\n", "py-spy dump --pid 4121")]
+    msg = ("## Summary\n学習が 10 分止まってから落ちる件、原因を特定しました。\n\n## Root cause\n"
+           "rank 3 が画像の読み込みで詰まっています: `_read_image (data/dataset.py:88)` (E1)。\n")
+    assert decision(analyze(msg, evidence=ev)) == "allow"
+    # announced, and then nothing cited: the finding blocks
+    assert decision(analyze(msg.replace("`_read_image (data/dataset.py:88)` (E1)", "画像デコードです"), evidence=ev)) == "block"
+
+
+def test_round93_a_quote_only_the_agents_own_search_holds_is_no_citation():
+    """`grep -e PATTERN` that printed other lines: quoting PATTERN beside the id cites nothing.
+    A line grep did print, with the pattern in it, still cites."""
+    ev = [Evidence("E1", "src/data.py:12:    num_workers=8,\n", "grep -rn -e 'persistent_workers=True' -e 'num_workers' src/")]
+    msg = "Every epoch restarts the workers because the loader is built without `persistent_workers=True` (E1)."
+    rep = analyze(msg, evidence=ev)
+    assert decision(rep) == "block"
+    assert any("search pattern" in n["why"] or "agent itself" in n["why"] for n in rep.claims[0].near_misses)
+    ev = [Evidence("E1", "src/data.py:12:    loader = DataLoader(ds, persistent_workers=False)\n", "grep -rn 'persistent_workers=' src/")]
+    msg = "Every epoch restarts the workers because of `DataLoader(ds, persistent_workers=False)` (E1)."
+    assert decision(analyze(msg, evidence=ev)) == "allow"
+    # naming the command it ran is no made-up quote: the id still cites
+    ev = [Evidence("E1", "Thread 77 (active): MainThread\n    read (fsspec/http.py:612)\n", "py-spy dump --pid 77")]
+    msg = "The hang comes from rank 2 blocking in an HTTP read: see `py-spy dump` (E1)."
+    assert decision(analyze(msg, evidence=ev)) == "allow"

@@ -212,6 +212,18 @@ def _heading_mode(r_for, text):
     return None
 
 
+def _asks_why(rules, sentence):
+    """Is `sentence` the writer's own question why something failed ("Why did rollouts get 5x
+    slower?"), not an asker's ("Why does my model OOM?", whose next sentences describe their
+    setup)?"""
+    t = _unemph(sentence).strip()
+    if not t.endswith(("?", "？")):
+        return False
+    r = rules.for_lang(sentences.lang_of(t))
+    return bool(r.why_question.search(t)) and not (r.first_person and r.first_person.search(t)) \
+        and _heading_mode(rules.for_lang, t) == "assertion"
+
+
 def _label_mode(rules, lab):
     """The mode a `_LABEL` match sets: "Root cause: ..." or "Hypothesis (unconfirmed): ..."."""
     return _heading_mode(rules.for_lang, lab.group(1) + " " + (lab.group(2) or ""))
@@ -392,6 +404,11 @@ def analyze(message, evidence=None, rules=None):
                 units.append(_Unit(s, bi, line[0], line[1], prev, "label"))
             else:
                 units.append(_Unit(s, bi, mode, label, prev, bare_ok))
+            if not a and mode is None and b.kind == "para" and _asks_why(rules, s):
+                # "Why did rollouts get 5x slower? The reward model gets reloaded on every
+                # batch.": a paragraph that opens by asking why something failed and goes on
+                # answers it, as the section under such a heading would
+                mode, label, bare_ok = "assertion", s.strip()[:60], True
             prev = s
 
     claims = []
@@ -502,6 +519,7 @@ def analyze(message, evidence=None, rules=None):
                 claim.quotes, claim.evidence, claim.cited = quotes, ev, True
                 claim.reason += "; drawn from the details section after its summary"
         _follow_on(claims, units, blocks, rules)
+        _announced(claims, rules)
     return Report([c for c, _ in claims], lang, len(units))
 
 
@@ -543,6 +561,19 @@ def _follow_on(claims, units, blocks, rules):
         claim.cited = True
         claim.reason += "; draws on the cited claim before it"
         prev = (claim, bi)
+
+
+def _announced(claims, rules):
+    """"I found the root cause of the hang." / 「〜の件、原因を特定しました。」: a sentence that only
+    announces a finding is as well founded as the finding it announces, the next claim after it:
+    cited when that claim is (uncited, that claim blocks on its own)."""
+    for i, (claim, _) in enumerate(claims):
+        if claim.cited or claim.kind != "assertion" or not _either_pack(claim.text, "discovery", rules):
+            continue
+        nxt = next((c for c, _ in claims[i + 1:] if c.kind == "assertion"), None)
+        if nxt is not None and nxt.cited:
+            claim.evidence, claim.quotes, claim.cited = list(nxt.evidence), nxt.quotes, True
+            claim.reason += "; announces the cited finding after it"
 
 
 def _scope(bi, blocks, rules):
@@ -887,6 +918,14 @@ def _cite(scope, checker):
             # such line: an error message no tool printed, beside an id, is a made-up quote, and
             # the id does not vouch for it
             unfounded = True
+        if status == "own":
+            # "the loader is built with `pin_memory=False` (E1)" where E1 grepped for that string
+            # and printed something else: the quote is the agent's own search, and the id beside
+            # it does not vouch for what no output holds
+            unfounded = True
+            if len(near) < 5:
+                near.append({"quote": q[:200], "evidence": _ev_of(detail), "why": "written by the agent itself, in no output"})
+            continue
         if status in ("self", "near") and len(near) < 5:
             why = "written by the agent itself, not tool output" if status == "self" else "close to recorded output but not exact"
             near.append({"quote": q[:200], "evidence": hits[0] if hits else _ev_of(detail), "why": detail if status == "near" else why})

@@ -212,6 +212,26 @@ class _Pattern:
         return self.compiled.search(text, pos)
 
 
+# A search command on a line of the agent's input: grep, rg, ag, ack, git grep, findstr, ...
+_SEARCH = None
+
+
+def _searched_for(input_text, segment):
+    """Is `segment` part of a search command's arguments in `input_text` (a line that runs grep,
+    rg, ... and holds it after the command's name)?"""
+    global _SEARCH
+    if _SEARCH is None:
+        import re
+
+        _SEARCH = re.compile(r"(?:^|[\s|;&(`])(?:grep|egrep|fgrep|zgrep|rg|ag|ack|findstr|Select-String|git\s+grep)\b", re.I)
+    first = segment.split()[0] if segment.split() else segment
+    for line in input_text.splitlines():
+        m = _SEARCH.search(line)
+        if m is not None and first in line[m.end():]:
+            return True
+    return False
+
+
 class Checker:
     """Checks quotes and ids for one message against one session's evidence."""
 
@@ -228,7 +248,8 @@ class Checker:
     # -- quotes -------------------------------------------------------------------------------
 
     def check_quote(self, raw_quote):
-        """(status, evidence_ids, detail). status: verified | self | short | missing | near."""
+        """(status, evidence_ids, detail). status: verified | self | short | missing | near | own
+        (own: a pattern the agent searched for, in no output)."""
         q = _norm_quote(raw_quote)
         got = self._memo.get(q)
         if got is None:
@@ -275,6 +296,12 @@ class Checker:
                 if all(self.inputs.holds(i, probes, [s], [p]) for s, p in zip(segs, patterns)):
                     return ("self", ids, "%s (written by the agent in %s)" % (q, self.evidence[i].id))
             return ("verified", ids, q)
+        for i in self.inputs.might_hold(probes):
+            if all(self.inputs.holds(i, probes, [s], [p]) for s, p in zip(segs, patterns)) \
+                    and _searched_for(self.evidence[i].input_text, segs[0]):
+                # `grep -e "pin_memory=False"` printed no such line: the quote is what the agent
+                # searched for, and no output holds it (not a command or a flag it names)
+                return ("own", [], "%s (only the agent's own search pattern in %s, in no output)" % (q, self.evidence[i].id))
         return self._near(q, segs, probes[0])
 
     def _near(self, q, segs, probe):

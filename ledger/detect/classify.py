@@ -323,7 +323,7 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
             if v is not None and v.kind == ASSERTION:
                 best = Verdict(ASSERTION, "names a defect (%r) right after a failure (%r)" % (
                     r.defect.search(text).group(0).strip()[-40:], failure_term(r, prev_plain)))
-    if best is None and not cues and mode is None and not observed and lang == "en" and not own_failure \
+    if best is None and not cues and mode is None and not observed and lang == "en" \
             and prev_plain and r.result and _symptom(r, lang, prev_plain) and not r.rationale.search(text) \
             and not (r.own_action and r.own_action.search(text)) and not reason_for_prev \
             and not _CHANGED.search(text) and not _CHANGED.search(prev_plain) \
@@ -335,6 +335,8 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
         # is already explained or answered ("..., which is why we checkpoint every 15 minutes"),
         # nor in a list of changes ("The health check no longer loads the model, so ...").
         m = next((m for m in r.result.finditer(text) if m.start() > 0 and text[:m.start()].strip()
+                  # (the effect names no failure of its own: "isn't saved, so the LR jumps back")
+                  and (not own_failure or not failure_term(r, plain[m.start():]))
                   and not _after_our_change(r, text, plain, m)
                   and not (r.purpose and r.purpose.search(text[text.rfind(",", 0, m.start()) + 1:m.end()]))), None)
         if m is not None:
