@@ -213,17 +213,13 @@ class _Pattern:
 
 
 # A search command on a line of the agent's input: grep, rg, ag, ack, git grep, findstr, ...
-_SEARCH = None
+_SEARCH = diskcache.compile(r"(?:^|[\s|;&(`])(?:grep|egrep|fgrep|zgrep|rg|ag|ack|findstr|Select-String|git\s+grep)\b",
+                            diskcache.IGNORECASE)
 
 
 def _searched_for(input_text, segment):
     """Is `segment` part of a search command's arguments in `input_text` (a line that runs grep,
     rg, ... and holds it after the command's name)?"""
-    global _SEARCH
-    if _SEARCH is None:
-        import re
-
-        _SEARCH = re.compile(r"(?:^|[\s|;&(`])(?:grep|egrep|fgrep|zgrep|rg|ag|ack|findstr|Select-String|git\s+grep)\b", re.I)
     first = segment.split()[0] if segment.split() else segment
     for line in input_text.splitlines():
         m = _SEARCH.search(line)
