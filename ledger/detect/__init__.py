@@ -647,10 +647,11 @@ def _scope(bi, blocks, rules):
     return prose, material
 
 
-def _section(j, blocks):
-    """(prose, quotes and fences) of the section headed at block `j`, to the next heading of its depth."""
+def _section(j, blocks, level=None):
+    """(prose, quotes and fences) of the blocks after block `j` up to the next heading of depth
+    `level` or shallower: by default `j`'s own, the section it heads."""
     prose, material = [], []
-    level = blocks[j].level
+    level = blocks[j].level if level is None else level
     j += 1
     while j < len(blocks) and not (blocks[j].kind == "heading" and blocks[j].level <= level):
         nb = blocks[j]
@@ -676,16 +677,7 @@ def _details_citations(bi, blocks, rules, lang):
     elif _opens_subsections(bi, j, blocks):
         # "## Root cause / <the cause in one paragraph> / ### 1. ... / ### 2. ...": the paragraph
         # that opens a section sums up the subsections under it, which hold the details
-        prose, material = [], []
-        level = blocks[bi - 1].level
-        while j < len(blocks) and not (blocks[j].kind == "heading" and blocks[j].level <= level):
-            nb = blocks[j]
-            if nb.kind in ("fence", "quote"):
-                material.append(nb.text)
-            elif nb.kind in ("para", "item", "row"):
-                prose.append(nb.text)
-                material.extend(nb.codes)
-            j += 1
+        prose, material = _section(bi, blocks, level=blocks[bi - 1].level)
     else:
         return None
     return _citations(prose, material, rules.for_lang(lang))
