@@ -213,9 +213,9 @@ FLOORS = {
     ("ja", "blind92"): (1.0, 0.0),
     ("en", "blind93"): (0.81, 0.0),
     ("ja", "blind93"): (1.0, 0.0),
+    ("en", "blind94"): (0.92, 0.0),
+    ("ja", "blind94"): (0.94, 0.0),
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
-    ("en", "blind94"): (0.84, 0.0),
-    ("ja", "blind94"): (0.92, 0.096),
     ("en", "blind95"): (0.94, 0.024),
     ("ja", "blind95"): (0.86, 0.0),
 }
@@ -299,8 +299,6 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            # list, then a paragraph that reads the quoted labels again
                            # (「ラベルが -100 なので、EOS を…学習していません」) quotes nothing
                            ("ja", "blind93"): 1,
-                           # held out, not read: one cited English answer blocked
-                           ("en", "blind94"): 1,
 }
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
 NEGATED_BLOCKED_CEILING = {}  # none at present: every blind split keeps <= 10%

@@ -3310,3 +3310,39 @@ def test_round93_a_quote_only_the_agents_own_search_holds_is_no_citation():
     ev = [Evidence("E1", "Thread 77 (active): MainThread\n    read (fsspec/http.py:612)\n", "py-spy dump --pid 77")]
     msg = "The hang comes from rank 2 blocking in an HTTP read: see `py-spy dump` (E1)."
     assert decision(analyze(msg, evidence=ev)) == "allow"
+
+
+@pytest.mark.parametrize("message", [
+    # "hypotheses" in the MT sense is no hedge
+    "ROUGE is low because the detokenizer is skipped, so BPE fragments end up in the hypotheses.",
+    # a failure noun of torch.compile's; an adapter that does nothing at eval time
+    "The recompiles are the dynamic batch sizes: each new size builds another graph.",
+    "The adapter didn't do anything at eval time — it was attached to a copy of the model.",
+    # Japanese: a guess taken back, then the cause said outright
+    "重いの、たぶんとかじゃなくて完全に毎ステップ tokenizer を作り直してるせい。",
+])
+def test_round94_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    # a count of causes, named after it
+    "The timeouts come from two separate problems.",
+    # Japanese: our choices and what they bring about, not diagnoses
+    "推論の timeout を 60 秒から 5 分に延ばしたのは、長い入力の生成に最大 3 分かかるためで、障害の対策ではありません。",
+    "結果がばらついていたので、seed を固定して決定的アルゴリズムを有効にしました。これで毎回同じ結果になります。",
+    "- リトライ回数は 3 回（上流の設定に合わせたため）\n- タイムアウトは 30 秒\n",
+    "batch size を 512 にしている理由: 小さい batch では勾配が不安定になりやすいと言われているので、論文の設定に揃えました。",
+])
+def test_round94_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+def test_round94_a_count_of_causes_above_cited_findings_passes():
+    ev = [Evidence("E1", "Last State: Terminated\n  Reason:       OOMKilled\n", "kubectl describe pod api-0"),
+          Evidence("E2", "ValueError: maximum context length is 4096 tokens. However, you requested 6211 tokens\n",
+                   "kubectl logs api-0")]
+    msg = ("## Summary\nThe 503s come from two separate problems.\n\n## Findings\n"
+           "- The pod is OOM-killed while loading the weights: `Reason:       OOMKilled` (E1).\n"
+           "- Long prompts are rejected: `maximum context length is 4096 tokens` (E2).\n")
+    assert decision(analyze(msg, evidence=ev)) == "allow"

@@ -207,6 +207,9 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
                 or (not r.topic.search(text[:m.start()]) and not (r.defect and r.defect.search(text))
                     and not (failure or (prev_plain and failure_term(r, prev_plain))))):
             continue
+        if lang == "ja" and "理由" in m.group(0) \
+                and any(x.start() < m.end() and x.end() > m.start() for x in r.rationale.finditer(text[:m.end()])):
+            continue  # 「warmup を 2000 step にしている理由: 〜」: the frame names the reason for our choice
         if lang == "ja" and r.reason_end.search(text) and _our_choice_topic(r, text, plain, m.start()):
             # 「ZeRO-3 を使わなかった理由は、〜が律速になると分かっていたためです」: a frame inside
             # the reason for a choice of ours
@@ -227,6 +230,11 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
             # that opens the sentence looks back; after a conditional it gives the consequence
             # of a setting, not the cause of a failure that happened.
             if m.start() <= 1 and prev_plain and r.conditional.search(prev_plain):
+                continue
+            # 「seed を固定して…を有効にしました。これで CI では毎回同じ結果になります」: after a
+            # change of ours, what it brings about
+            if lang == "ja" and m.start() <= 1 and prev_plain and not own_failure \
+                    and ((r.own_action and r.own_action.search(prev_plain)) or r.rationale.search(prev_plain)):
                 continue
             # 「遅くなりますが、メモリに余裕ができるのでバッチを倍にできます」: a Japanese reason
             # attaches to the predicate after it; a failure in an earlier clause, across a
@@ -888,7 +896,10 @@ def _rationale(r, lang, text, clause, a, m):
         # 「評価を回すようにしたのは、〜要望があったためです」: a reason that ends the sentence
         # explains the topic before it, here a choice of our own (the cue may end the topic:
         # 「使わなかった理由は」)
-        if _our_choice_topic(r, text, text, m.end()) and r.reason_end.search(text[m.start():]):
+        if _our_choice_topic(r, text, text, m.end()) and (
+                # (「〜伸ばしたのは、保存に 40 分かかるためで、hang の対策ではありません」: the reason
+                # goes on to say what the choice is not)
+                r.reason_end.search(text[m.start():]) or text.startswith(("で、", "で,"), m.end())):
             return True
         # 「古い設定ファイルを削除(どこからも参照されていないため)」: the reason in brackets after the action
         bracket = max(text.rfind("(", 0, m.start()), text.rfind("（", 0, m.start()))
