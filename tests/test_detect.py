@@ -3346,3 +3346,29 @@ def test_round94_a_count_of_causes_above_cited_findings_passes():
            "- The pod is OOM-killed while loading the weights: `Reason:       OOMKilled` (E1).\n"
            "- Long prompts are rejected: `maximum context length is 4096 tokens` (E2).\n")
     assert decision(analyze(msg, evidence=ev)) == "allow"
+
+
+@pytest.mark.parametrize("message", [
+    # the culprit named, then a comma and how it fails ("its" for "it's", as people type)
+    "its the prefetch_factor=8 + 32 workers combo, host runs out of RAM and the trainer crawls",
+    # CUDA's own failure words
+    "The decode kernel hits an illegal memory access because the KV index is off by one.",
+    # Japanese: a cleft naming the defect; a step skipped under a matter heading; a gap as a
+    # failure; an English error message in a Japanese sentence
+    "調べた結果、F1 が 0.99 出ていたのは学習データに評価データが混ざっていたリークでした。",
+    "ROUGE が異様に低い件：改行を除去せずにそのまま scorer に渡していた。",
+    "val の loss が train とかけ離れてるの、augmentation が val にもかかってるからやん",
+    "コンテナの driver が古いままだったので、`illegal memory access` が出てました。",
+])
+def test_round95_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    # why a setting has its value
+    "The reason `save_steps` is 2000 and not 500 is disk: each checkpoint is 140 GB.",
+    # a cleft that asks whether there is a defect, not one that names it
+    "確認したのは、設定ミスがないかどうかでした。",
+])
+def test_round95_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
