@@ -217,9 +217,9 @@ FLOORS = {
     ("ja", "blind94"): (0.94, 0.0),
     ("en", "blind95"): (0.97, 0.0),
     ("ja", "blind95"): (0.97, 0.0),
+    ("en", "blind96"): (0.92, 0.0),
+    ("ja", "blind96"): (1.0, 0.0),
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
-    ("en", "blind96"): (0.89, 0.0),
-    ("ja", "blind96"): (0.94, 0.048),
     ("en", "blind97"): (0.86, 0.0),
     ("ja", "blind97"): (0.94, 0.072),
 }
@@ -299,7 +299,9 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            # ja_blind88.txt:263: the quote is the generic `No such file or
                            # directory` (citation.generic_quote), which alone shows no cause
                            ("ja", "blind88"): 1,
-                           # held out, not read: one cited Japanese answer blocked
+                           # ja_blind96.txt:206: after the cited cause and its cited list, a
+                           # paragraph giving the mechanism (「rank 0 以外からも `save_checkpoint`
+                           # を呼んでいたため、…ロックを取り合っていました」) quotes nothing long enough
                            ("ja", "blind96"): 1,
                            # ja_blind93.txt:413: under 「## 原因」 the cited cause and its cited
                            # list, then a paragraph that reads the quoted labels again

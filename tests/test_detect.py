@@ -3372,3 +3372,37 @@ def test_round95_causes_are_claims(message):
 ])
 def test_round95_non_claims_pass(message):
     assert decision(analyze(message)) == "allow"
+
+
+@pytest.mark.parametrize("message", [
+    # a short cause, then the label of the log under it, on one line
+    "NaN because of fp16 logits. Log:\n\n```\nstep 812 | loss nan\n```",
+    # "is definitely from <something> <doing>", after a hedge that a "but" ends
+    "Not sure about the step, but the shard corruption is definitely from two workers writing the same file.",
+    # Japanese: casual endings still end a predicate; low utilisation is a failure; a step skipped
+    "GPU 使用率 25% しか出ないの、完全に tokenizer 待ちだわ",
+    "CER が急に悪化した件：8kHz 前提のモデルに 48kHz の音声をリサンプリングせずに突っ込んでいた。",
+])
+def test_round96_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    # Japanese: a small cost as a merit of our choice; the reason for a practice
+    "量子化には AWQ を選びました。キャリブレーションが速く、精度の劣化もわずかだったためです。",
+    "attention mask を左に寄せる理由は、生成では最後のトークンの次を予測するので、右に pad があると生成が崩れてしまうからです。",
+    # which of two it is, not known yet
+    "GPU 使用率が 35% しか出ない件、ボトルネックが I/O なのか前処理なのかはまだ分からないです。",
+    # an English label line after a sentence: the summary of findings heads the list below it
+    "Done. Summary of what I found:\n- The eval set has 2,000 prompts.\n- Updated the README with the new eval command.\n",
+])
+def test_round96_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+def test_round96_a_summary_of_findings_heads_its_list():
+    """"Done. Summary of what I found:" is a sentence, then the findings label: the causal items
+    under it claim, as under "What I found"."""
+    msg = ("Done. Summary of what I found:\n"
+           "- The extra 6 minutes per eval come from detokenizing in a Python loop; I switched to `batch_decode`.\n")
+    assert decision(analyze(msg)) == "block"

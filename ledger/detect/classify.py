@@ -621,6 +621,8 @@ def _explanation(r, lang, text, plain):
             continue
         if len(tail.split()) < (3 if lang == "en" else 1):
             continue
+        if r.unknown.search(tail):
+            continue  # 「GPU 使用率が 40% しか出ない件、I/O なのか augmentation なのかはまだ分からない」
         if r.located_tail and r.located_tail.search(tail):
             continue  # "The OOM happens in generate(): `OutOfMemoryError ...` is raised from ...": where, not why
         # The explanation is a clause, or (after a colon or dash) a noun phrase that names the

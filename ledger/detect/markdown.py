@@ -17,6 +17,8 @@ _TABLE_SEP = diskcache.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?
 _BOLD_LINE = diskcache.compile(r"^\s*(?:\*\*|__)((?:[^*_`]|`[^`\n]{1,60}`){1,80}?)(?:\*\*|__)\s*[:：]?\s*$")
 # "Evidence:", 「根拠：」 alone on a line; a line holding a whole sentence (「…です。…でした:」) is prose
 _LABEL_LINE = diskcache.compile(r"^\s*([^\s:：|`。][^:：|`。]{0,48}?)\s*[:：]\s*$")
+# A sentence that ends inside a label line, before the label: "The loader leaks. Evidence:"
+_SENTENCE_END = diskcache.compile(r"[a-z)\]`'\"][.!?](?=\s+\S)")
 
 
 class Block:
@@ -98,6 +100,14 @@ def parse(message):
         if head:
             blocks.append(Block("heading", head.group(1).strip(), start, level=7))
         elif label and len(label.group(1).split()) <= 6:
+            # "OOM because of fp32 logits. Log:": a sentence, then the label of what follows; the
+            # sentence is prose, only the last one labels
+            ends = list(_SENTENCE_END.finditer(label.group(1)))
+            if ends:
+                cut = label.start(1) + ends[-1].end()
+                blocks.append(Block("para", text[:cut].strip(), start))
+                text = text[cut:]
+                label = _LABEL_LINE.match(text)
             blocks.append(Block("heading", label.group(1).strip("*_ "), start, level=7))
         else:
             blocks.append(Block("para", text, start))
