@@ -401,10 +401,6 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
     return best
 
 
-
-# "now", "no longer": what a change of ours made so, in a changelog or a summary of the work
-_CHANGED = diskcache.compile(r"\b(?:now|no\s+longer|any\s?more)\b", diskcache.IGNORECASE)
-
 def _names_error(r, text, plain, m):
     """Is what stands right before the cue `m` a code span that holds only a failure, as the
     rules' lookbehinds see 「OOM により」 in prose? (The masked text hides what it says.)"""
@@ -519,6 +515,8 @@ _PAREN = diskcache.compile(r"\([^()]*\)")
 _NUMBER = diskcache.compile(r"[~≈<>]?[\d.,:%x×/+-]*\d[\d.,:%x×/+-]*")
 _LOCATED = diskcache.compile(r"\w\s+(?:on|in|at|during|after|since|under)\s+(?:the|a|an|our|every|each|all|its|this|that)\s")
 _UNIT = diskcache.compile(r"[A-Za-zµ/%]{1,6}[.,]?")
+# "now", "no longer": what a change of ours made so, in a changelog or a summary of the work
+_CHANGED = diskcache.compile(r"\b(?:now|no\s+longer|any\s?more)\b", diskcache.IGNORECASE)
 
 
 def _without_numbers(words):
