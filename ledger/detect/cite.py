@@ -288,17 +288,22 @@ class Checker:
     def _finish(self, q, probes, segs, patterns, hit):
         if hit is not None:
             ids = [self.evidence[hit].id]
-            for i in self.inputs.might_hold(probes):
-                if all(self.inputs.holds(i, probes, [s], [p]) for s, p in zip(segs, patterns)):
-                    return ("self", ids, "%s (written by the agent in %s)" % (q, self.evidence[i].id))
+            for i in self._inputs_holding(probes, segs, patterns):
+                return ("self", ids, "%s (written by the agent in %s)" % (q, self.evidence[i].id))
             return ("verified", ids, q)
-        for i in self.inputs.might_hold(probes):
-            if all(self.inputs.holds(i, probes, [s], [p]) for s, p in zip(segs, patterns)) \
-                    and _searched_for(self.evidence[i].input_text, segs[0]):
+        for i in self._inputs_holding(probes, segs, patterns):
+            if _searched_for(self.evidence[i].input_text, segs[0]):
                 # `grep -e "pin_memory=False"` printed no such line: the quote is what the agent
                 # searched for, and no output holds it (not a command or a flag it names)
                 return ("own", [], "%s (only the agent's own search pattern in %s, in no output)" % (q, self.evidence[i].id))
         return self._near(q, segs, probes[0])
+
+    def _inputs_holding(self, probes, segs, patterns):
+        """The entries whose input (the agent's own command, heredoc, written file) holds every
+        segment of the quote."""
+        for i in self.inputs.might_hold(probes):
+            if all(self.inputs.holds(i, probes, [s], [p]) for s, p in zip(segs, patterns)):
+                yield i
 
     def _near(self, q, segs, probe):
         """A quote that almost matches: reported so the agent can fix it, never accepted."""

@@ -334,14 +334,14 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
     if best is None and not cues and mode is None and not observed and lang == "en" \
             and prev_plain and r.result and _symptom(r, lang, prev_plain) and not r.rationale.search(text) \
             and not (r.own_action and r.own_action.search(text)) and not reason_for_prev \
-            and not _CHANGED.search(text) and not _CHANGED.search(prev_plain) \
-            and not (r.own_action and r.own_action.search(prev_plain)) and not r.rationale.search(prev_plain) \
+            and not _CHANGED.search(text) and not _CHANGED.search(prev_plain) and not r.rationale.search(prev_plain) \
             and not r.connective.search(prev_plain) and not r.result.search(prev_plain):
         # "PPO diverges after ~50 updates. The reference model and the policy share the same
         # parameters, so the KL penalty is identically zero": a failure stated, then a chain of
         # cause and effect with no failure word of its own explains it. Not after a failure that
         # is already explained or answered ("..., which is why we checkpoint every 15 minutes"),
-        # nor in a list of changes ("The health check no longer loads the model, so ...").
+        # nor in a list of changes ("The health check no longer loads the model, so ...");
+        # _symptom already asks that the failure before it is stated, not hedged or our own act.
         m = next((m for m in r.result.finditer(text) if m.start() > 0 and text[:m.start()].strip()
                   # (the effect names no failure of its own: "isn't saved, so the LR jumps back")
                   and (not own_failure or not failure_term(r, plain[m.start():]))
