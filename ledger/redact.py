@@ -35,8 +35,9 @@ _ASSIGNMENT = (
     (?P<sep>\s*[:=]\s*)
     (?P<q>["']?)
     # Not flags, nulls or special tokens: `use_auth_token=True` and `pad_token: None` are the
-    # facts a person debugging a tokenizer needs, and they are not secrets.
-    (?!(?:true|false|none|null|nil|yes|no)\b)
+    # facts a person debugging a tokenizer needs, and they are not secrets (the whole value:
+    # `password=NO/00000` is a secret that starts with a flag word).
+    (?!(?:true|false|none|null|nil|yes|no)(?![\w/+=~\-]|\.\w))
     (?P<value>(?!\[REDACTED)(?!<)[^\s"',;]{4,})
     """
 )

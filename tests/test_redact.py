@@ -88,6 +88,7 @@ ORDINARY = [
     "tokenizer.pad_token = [PAD]",
     '{"pad_token": null, "use_auth_token": true}',
     "use_auth_token=True trust_remote_code=False",
+    "model(use_auth_token=True), pad_token: None, token: none.",
     "secret_sauce=1 password_hash_rounds=12",
     "api_key_env=OPENAI_API_KEY",
     "TOKENIZERS_PARALLELISM=false",
@@ -132,3 +133,13 @@ def test_redaction_is_idempotent(text):
 @given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=200))
 def test_redaction_never_raises_and_returns_text(text):
     assert isinstance(redact(text), str)
+
+
+@pytest.mark.parametrize("text, secret", [
+    # a value that starts with a flag word is still a value (found by the privacy property test)
+    ("password=NO/00000", "NO/00000"),
+    ("api_key: yes-this-is-the-key", "yes-this-is-the-key"),
+    ("secret=None.x1234", "None.x1234"),
+])
+def test_a_secret_that_starts_with_a_flag_word_is_redacted(text, secret):
+    assert secret not in redact(text)
