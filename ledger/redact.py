@@ -37,7 +37,7 @@ _ASSIGNMENT = (
     # Not flags, nulls or special tokens: `use_auth_token=True` and `pad_token: None` are the
     # facts a person debugging a tokenizer needs, and they are not secrets (the whole value:
     # `password=NO/00000` is a secret that starts with a flag word).
-    (?!(?:true|false|none|null|nil|yes|no)(?![\w/+=~\-]|\.\w))
+    (?!(?:true|false|none|null|nil|yes|no)(?:[\s"',;)\]}]|\.(?!\S)|$))
     (?P<value>(?!\[REDACTED)(?!<)[^\s"',;]{4,})
     """
 )
