@@ -3406,3 +3406,50 @@ def test_round96_a_summary_of_findings_heads_its_list():
     msg = ("Done. Summary of what I found:\n"
            "- The extra 6 minutes per eval come from detokenizing in a Python loop; I switched to `batch_decode`.\n")
     assert decision(analyze(msg)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    # a metric explained away as a flaw of the data
+    "The 0.998 validation AUC is pure leakage, nothing more.",
+    # chat English without apostrophes
+    "its the kernel module. 550 doesnt match the userspace libs on node7, thats why nvidia-smi shows no GPUs there",
+    # a fix commit's subject, a dash, then why it broke
+    "fix nan in dice loss - log(x) hits -inf when the mask is empty in bf16, add eps",
+    # a comma splice: the symptom, then the stale input behind it
+    "heads up the leaderboard scores are wrong, the scorer was loading stale predictions from the old run dir",
+    # Japanese: the topic particle dropped after the reason (「理由、」)
+    "推論が遅い理由、毎回 tokenizer を from_pretrained でロードし直してること。",
+])
+def test_round97_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    # Japanese: an option's default, with the cost that made it opt-in
+    "この PR で各 eval の予測サンプルを保存するようにしました。書き出しで eval が遅くなるので、`--save-preds` を付けたときだけ有効です。",
+    # the only candidates that come to mind, and the plan to check both
+    "止まる原因はまだ不明です。ドライバの差か、共有ストレージの遅延くらいしか思い当たらないので、明日両方確かめます。",
+    # why a practice is needed (not why something failed)
+    "なぜ loss scaling が必要なのかというと、fp16 では小さな勾配がアンダーフローして 0 になり、そのため学習が進まなくなるからです。",
+    # English: a comma splice of two observations
+    "The eval numbers look wrong, the dashboard shows 0.31 for every run since Monday.",
+])
+def test_round97_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+def test_round97_a_casual_rule_out_is_negated():
+    """"checked, its not the tokenizer": a suspect cleared in chat English is reported as ruled
+    out, not read as nothing."""
+    claims = analyze("checked, its not the tokenizer. encode/decode roundtrip is byte identical on both versions").claims
+    assert [c.kind for c in claims] == ["negated"]
+
+
+@pytest.mark.parametrize("said, read", [
+    ("lol its the driver, thats why", "lol it's the driver, that's why"),
+    ("it doesnt start and cant find the GPU", "it doesn't start and can't find the GPU"),
+    # a possessive "its" is not a contraction
+    ("the sampler reshuffles its indices", "the sampler reshuffles its indices"),
+])
+def test_round97_chat_english_gets_its_apostrophes_back(said, read):
+    assert sentences.apostrophes(said) == read

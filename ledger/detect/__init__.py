@@ -417,8 +417,11 @@ def analyze(message, evidence=None, rules=None):
         chars[lang] += 1
         r = rules.for_lang(lang)
         plain = _unemph(u.text)
-        masked, _ = sentences.mask_code(plain)
         prev = _unemph(u.prev) if u.prev else None
+        if lang == "en":  # what classify reads; the claim keeps the writer's own words
+            plain = sentences.apostrophes(plain)
+            prev = prev and sentences.apostrophes(prev)
+        masked, _ = sentences.mask_code(plain)
         mode, mode_label, bare_ok = u.mode, u.mode_label, u.bare_ok
         if mode is None and idx and units[idx - 1].block >= u.block - 1:
             # "Found it. The collate fn pads to the whole dataset." The sentence right after an

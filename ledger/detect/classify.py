@@ -353,11 +353,18 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
                 best = Verdict(ASSERTION, "explains the failure before it (%r) with %r" % (
                     failure_term(r, prev_plain), m.group(0).strip()))
     if best is None and not cues and mode is None and not observed and own_failure and r.defect \
-            and (", and " in text or "; " in text or " — " in text or " – " in text) and _symptom(r, lang, plain) and not r.rationale.search(text) \
+            and (", and " in text or "; " in text or " — " in text or " – " in text
+                 # "the eval numbers are wrong, the eval job was reading cached predictions": a
+                 # comma splice, the way chat joins two statements
+                 or (lang == "en" and _SPLICE.search(text))) and _symptom(r, lang, plain) and not r.rationale.search(text) \
             and not (r.generic_when and r.generic_when.search(text)):
         # "The collate fn drops the last sample of each batch, and accuracy is computed over 31
         # items instead of 32": a failure and a defect side by side, each stated as fact
         d = r.defect.search(text)
+        sp = _SPLICE.search(text) if lang == "en" and not any(
+            j in text for j in (", and ", "; ", " — ", " – ")) else None
+        if sp is not None:  # (a splice: the defect is the statement after the comma)
+            d = r.defect.search(text, sp.end())
         negation_ok = False
         head, _, tail = text.partition(", and ")
         if d is None and lang == "en" and tail and r.subject_verb and r.subject_verb.search(head) \
@@ -516,6 +523,7 @@ _NUMBER = diskcache.compile(r"[~≈<>]?[\d.,:%x×/+-]*\d[\d.,:%x×/+-]*")
 _LOCATED = diskcache.compile(r"\w\s+(?:on|in|at|during|after|since|under)\s+(?:the|a|an|our|every|each|all|its|this|that)\s")
 _UNIT = diskcache.compile(r"[A-Za-zµ/%]{1,6}[.,]?")
 # "now", "no longer": what a change of ours made so, in a changelog or a summary of the work
+_SPLICE = diskcache.compile(r",\s+(?=(?:the|our|its|their|this|every|each)\s)", diskcache.IGNORECASE)
 _CHANGED = diskcache.compile(r"\b(?:now|no\s+longer|any\s?more)\b", diskcache.IGNORECASE)
 
 
@@ -676,6 +684,12 @@ def _judge(r, lang, text, clauses, pseudo, tier, m, failure, mode, mode_label, p
         return None
     if tier == "connective" and _rationale(r, lang, text, clause, a, m):
         return None
+    if lang == "ja" and tier in ("connective", "result"):
+        # 「なぜ warmup が必要なのかというと、〜不安定で、そのため〜」: a sentence that opens as the
+        # reason for a practice or a choice of ours explains that, whatever failure it goes through
+        ro = r.rationale.search(text[:m.start()])
+        if ro is not None and ro.start() == 0 and not failure_term(r, ro.group(0)):
+            return None  # (not 「seed を固定しても再現しないのは、」: a failure as the topic)
     if tier == "connective" and lang == "ja" and plain and m.group(0).startswith("によ") and _names_error(r, text, plain, m):
         return None  # 「`NCCL timeout` により落ちました」: the error's name says how it failed, not why
     # (the failure words read in the plain text, same offsets: 「`loss nan` になって止まりました」)

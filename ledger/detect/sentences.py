@@ -51,6 +51,32 @@ def mask_code(text):
     return "".join(out), spans
 
 
+# Chat English drops apostrophes ("its the driver", "thats why", "doesnt"); the cues are written
+# with them. "its" is put back only before words a possessive does not take ("its memory" stays).
+_APOSTROPHE = diskcache.compile(
+    r"\b(?:(?P<s>that|what|there|here|who)s|(?P<its>it)s(?=\s+(?:the|a|an|not|just|def|definitely|prob|"
+    r"probably|likely|because|bc|cuz|due|from|caused|always|still|only|all|actually|really|literally|"
+    r"clearly|obviously|also|never|now|why|how|exactly|almost|fine|ok|okay|broken|fixed|gone|been|"
+    r"this|that|your|our|my|their|on|in|at|def|so|too|gonna|going|surely|certainly|coming|happening|"
+    r"stuck)\b)|(?P<nt>is|was|are|were|does|do|did|has|have|had|ca|wo|could|should|would)nt)\b",
+    diskcache.IGNORECASE,
+)
+
+
+def apostrophes(text):
+    """English `text` with the apostrophes chat style leaves out put back (same meaning)."""
+    if "s " not in text and "nt" not in text:
+        return text
+    return _APOSTROPHE.sub(_apostrophe, text)
+
+
+def _apostrophe(m):
+    word = m.group(0)
+    if m.group("nt"):
+        return word[:-1] + "'" + word[-1]
+    return word[:-1] + "'s"
+
+
 def is_cjk(ch):
     return bool(_CJK.match(ch))
 
