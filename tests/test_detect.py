@@ -3453,3 +3453,41 @@ def test_round97_a_casual_rule_out_is_negated():
 ])
 def test_round97_chat_english_gets_its_apostrophes_back(said, read):
     assert sentences.apostrophes(said) == read
+
+
+@pytest.mark.parametrize("message", [
+    # a change that should act and barely does, then why (after "The reason is that" or a colon)
+    "The new LoRA has almost no effect on the generations. The reason is that the adapter only wraps the output head.",
+    "Prompt tuning has almost no effect on accuracy: the soft prompt is reinitialised on every resume.",
+    # a fix commit's subject names what broke; the colon gives why
+    "fix eval bleu: the references were lowercased twice and the score was inflated",
+    # a cold start measured in seconds, then what it is
+    "First request after each restart takes 25 s — that's vLLM capturing CUDA graphs, the warmup hook is never called.",
+    # Japanese: what was not set up, and the failure that came of it
+    "`expandable_segments` を有効にしていなくて断片化が進み、空きがあっても OOM で落ちています。",
+])
+def test_round98_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    # what a setting will lead to, in advice
+    "You can pin the kernel choice with `torch.backends.cudnn.deterministic = True`; note that some convolutions will then run slower because the fastest algorithms are non-deterministic.",
+    # a message that opens as a short explainer of how a part works
+    "Quick explainer, since it keeps coming up: the dataloader prefetches `prefetch_factor` batches per worker. That's why a slow worker shows up as a stall on the main process.",
+    # Japanese: a guess with 「とは思いますが」 after "not known yet"; a maintenance notice
+    "原因はまだ特定できていません。評価のときだけ遅くなるので、キャッシュ周りだとは思いますが、確認はこれからです。",
+    "明日は GPU ノードのメンテなので、9 時以降ジョブが止まります。",
+])
+def test_round98_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+@pytest.mark.parametrize("message", [
+    "Not the sampler. The same slowdown shows up with a plain `SequentialSampler`, so the sampler is out of the picture.",
+    "データローダの設定ミスではありませんでした。num_workers=0 でも同じ step で止まります。",
+    "CUDA のバージョン差は外しました。12.1 と 12.4 で同じ結果です。",
+])
+def test_round98_ruled_out_causes_are_negated(message):
+    kinds = [c.kind for c in analyze(message).claims]
+    assert "negated" in kinds and "assertion" not in kinds

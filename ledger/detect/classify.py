@@ -523,6 +523,7 @@ _NUMBER = diskcache.compile(r"[~≈<>]?[\d.,:%x×/+-]*\d[\d.,:%x×/+-]*")
 _LOCATED = diskcache.compile(r"\w\s+(?:on|in|at|during|after|since|under)\s+(?:the|a|an|our|every|each|all|its|this|that)\s")
 _UNIT = diskcache.compile(r"[A-Za-zµ/%]{1,6}[.,]?")
 # "now", "no longer": what a change of ours made so, in a changelog or a summary of the work
+_CHORE = diskcache.compile(r"\b(?:docs?|typos?|readme|lint|style|format(?:ting)?|comments?|changelog|ci|tests?|spelling|wording)\b", diskcache.IGNORECASE)
 _SPLICE = diskcache.compile(r",\s+(?=(?:the|our|its|their|this|every|each)\s)", diskcache.IGNORECASE)
 _CHANGED = diskcache.compile(r"\b(?:now|no\s+longer|any\s?more)\b", diskcache.IGNORECASE)
 
@@ -613,7 +614,10 @@ def _explanation(r, lang, text, plain):
             # 「loss が NaN になったのは 3 回の実行中 2 回で」 says how often, not why
             if m.group(0).startswith("のは") and r.observed_tail and r.observed_tail.search(tail):
                 continue
-        if not verbal or not failure_term(r, head):
+        if not verbal or not (failure_term(r, head) or (
+                # "fix eval f1: the metric ... inflated the score": a fix commit's subject says
+                # what broke; the failure may be in why it broke (not for docs and the like)
+                commit is not None and failure_term(r, tail) and not _CHORE.search(head))):
             continue
         if r.unknown.search(head) or r.hedge.search(head):
             # "I haven't looked into the two failures; both are queued for tomorrow"; "The
@@ -683,6 +687,11 @@ def _judge(r, lang, text, clauses, pseudo, tier, m, failure, mode, mode_label, p
     if tier != "frame" and r.instruction.search(body):
         return None
     if tier == "connective" and _rationale(r, lang, text, clause, a, m):
+        return None
+    if tier == "connective" and lang == "ja" and any(
+            x.start() < m.start() and m.end() < x.end() < len(text.rstrip("。．. ")) for x in r.rationale.finditer(text)):
+        # 「ノードメンテなので 15 時以降ジョブ止まります」: the cue inside a notice's frame (one
+        # that ends before the sentence does: not 「wheel を使っているために出ています」)
         return None
     if lang == "ja" and tier in ("connective", "result"):
         # 「なぜ warmup が必要なのかというと、〜不安定で、そのため〜」: a sentence that opens as the
