@@ -223,9 +223,9 @@ FLOORS = {
     ("ja", "blind97"): (0.97, 0.0),
     ("en", "blind98"): (0.97, 0.0),
     ("ja", "blind98"): (0.97, 0.0),
+    ("en", "blind99"): (0.97, 0.0),
+    ("ja", "blind99"): (0.97, 0.0),
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
-    ("en", "blind99"): (0.92, 0.024),
-    ("ja", "blind99"): (0.94, 0.048),
     ("en", "blind100"): (0.86, 0.0),
     ("ja", "blind100"): (0.92, 0.024),
 }
@@ -317,9 +317,7 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            ("ja", "blind100"): 1,
 }
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
-NEGATED_BLOCKED_CEILING = {
-    ("en", "blind99"): 0.125,  # one of 8 at its first run
-}
+NEGATED_BLOCKED_CEILING = {}  # none at present: every blind split keeps <= 10%
 
 
 def test_every_blind_split_cites_and_traps_hold(results):

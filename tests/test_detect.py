@@ -3491,3 +3491,42 @@ def test_round98_non_claims_pass(message):
 def test_round98_ruled_out_causes_are_negated(message):
     kinds = [c.kind for c in analyze(message).claims]
     assert "negated" in kinds and "assertion" not in kinds
+
+
+@pytest.mark.parametrize("message", [
+    # a participle that gives the effect
+    "The collator pads every batch to the longest sequence in the dataset, inflating step time 3x.",
+    # a failure, a dash, then two steps in the wrong order said in words
+    "Resume is broken — the scheduler state gets loaded before the model is wrapped with FSDP, so the LR restarts from warmup.",
+    # a comma splice: the defect first, the failure after
+    "warmup is computed per epoch instead of per step, LR hits the peak at step 1 and the loss blows up",
+    # Japanese: a change of state that leads to the failure after it (ことで, no comma)
+    "バッチごとに系列長が変わることで CUDA graph が作り直され、スループットが半分に落ちています。",
+])
+def test_round99_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    # how to debug a failure, not why it happened
+    "OOMs are easier to track down with `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`, which makes the allocator report fragmentation instead of failing late.",
+    # Japanese: a default explained with a hypothetical "even if some rank stops"
+    "DataLoader の timeout はデフォルトで 0 なので、どれかの worker が止まってもエラーにならずに待ち続けます。",
+    # measuring a cause-laden quantity is our purpose
+    "乱数によるばらつきを見るため、各条件 3 seed ずつ回しています。",
+    # no error, just slow
+    "エラーは出ていなくて、単に遅いだけです。",
+])
+def test_round99_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+@pytest.mark.parametrize("message", [
+    "I checked, and the leak isn't in the tokenizer cache — its size stays flat over 10k steps.",
+    "The sampler is fine: every rank sees a disjoint set of indices in the dump.",
+    "データローダの線は消しました。num_workers=0 でも同じ速度です。",
+    "PyTorch のバージョン差ではなかった。2.3 と 2.4 で同じ所で止まる",
+])
+def test_round99_ruled_out_causes_are_negated(message):
+    kinds = [c.kind for c in analyze(message).claims]
+    assert "negated" in kinds and "assertion" not in kinds

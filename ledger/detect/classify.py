@@ -363,8 +363,12 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
         d = r.defect.search(text)
         sp = _SPLICE.search(text) if lang == "en" and not any(
             j in text for j in (", and ", "; ", " — ", " – ")) else None
-        if sp is not None:  # (a splice: the defect is the statement after the comma)
+        if sp is not None:
+            # a splice: the defect is the statement after the comma, or the one before it when
+            # the failure is after ("X is stepped per batch instead of per epoch, LR hits zero")
             d = r.defect.search(text, sp.end())
+            if d is None and failure_term(r, text[sp.end():]) and not failure_term(r, text[:sp.start()]):
+                d = r.defect.search(text[:sp.start()])
         negation_ok = False
         head, _, tail = text.partition(", and ")
         if d is None and lang == "en" and tail and r.subject_verb and r.subject_verb.search(head) \
@@ -524,7 +528,7 @@ _LOCATED = diskcache.compile(r"\w\s+(?:on|in|at|during|after|since|under)\s+(?:t
 _UNIT = diskcache.compile(r"[A-Za-zµ/%]{1,6}[.,]?")
 # "now", "no longer": what a change of ours made so, in a changelog or a summary of the work
 _CHORE = diskcache.compile(r"\b(?:docs?|typos?|readme|lint|style|format(?:ting)?|comments?|changelog|ci|tests?|spelling|wording)\b", diskcache.IGNORECASE)
-_SPLICE = diskcache.compile(r",\s+(?=(?:the|our|its|their|this|every|each)\s)", diskcache.IGNORECASE)
+_SPLICE = diskcache.compile(r",\s+(?=(?:the|our|its|their|this|every|each)\s|(?-i:[A-Z]{2,}\w*)\s+\w+s\b)", diskcache.IGNORECASE)
 _CHANGED = diskcache.compile(r"\b(?:now|no\s+longer|any\s?more)\b", diskcache.IGNORECASE)
 
 
