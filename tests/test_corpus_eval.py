@@ -225,9 +225,9 @@ FLOORS = {
     ("ja", "blind98"): (0.97, 0.0),
     ("en", "blind99"): (0.97, 0.0),
     ("ja", "blind99"): (0.97, 0.0),
+    ("en", "blind100"): (0.97, 0.0),
+    ("ja", "blind100"): (0.97, 0.0),
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
-    ("en", "blind100"): (0.86, 0.0),
-    ("ja", "blind100"): (0.92, 0.024),
     ("en", "blind101"): (0.71, 0.024),
     ("ja", "blind101"): (0.92, 0.048),
 }
@@ -315,8 +315,6 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            # list, then a paragraph that reads the quoted labels again
                            # (「ラベルが -100 なので、EOS を…学習していません」) quotes nothing
                            ("ja", "blind93"): 1,
-                           # held out, not read: one cited Japanese answer blocked at its first run
-                           ("ja", "blind100"): 1,
 }
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
 NEGATED_BLOCKED_CEILING = {}  # none at present: every blind split keeps <= 10%

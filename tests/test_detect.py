@@ -3530,3 +3530,47 @@ def test_round99_non_claims_pass(message):
 def test_round99_ruled_out_causes_are_negated(message):
     kinds = [c.kind for c in analyze(message).claims]
     assert "negated" in kinds and "assertion" not in kinds
+
+
+@pytest.mark.parametrize("message", [
+    # a terse note's "=" gives the cause
+    "Accuracy plateau at 0.10 = labels shuffled in a different order than the images.",
+    # "did nothing", then why
+    "The new warmup did nothing: the scheduler ignores `warmup_steps` entirely.",
+    # the failure, then the event it lines up with; the point a failure begins
+    "Summary of the investigation:\n\n- The slowdown starts at step 9k, which lines up with the point where the page cache is full.\n",
+    "Step time goes from 0.3 s to 1.8 s once the prefetch queue runs dry.",
+    # memory held on to
+    "fix memory leak in eval. we were storing the logits with their graph, which kept every batch's activations alive",
+    # Japanese: output gone to mush; two things combined as the cause
+    "padding_side が right のままなので generate の出力がぐちゃぐちゃになっています。",
+    "スループットの低下、`torch.compile` と動的 shape の組み合わせで、毎バッチ再コンパイルが走っています。",
+])
+def test_round100_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+def test_round100_the_summary_in_english_headings_draws_on_its_findings():
+    """A Japanese report under "## Summary" / "## Findings": the summary's cause is shown by the
+    cited findings (here by a `top` line that shares "CPU" with it)."""
+    msg = ("## Summary\nGPU 使用率が低い件、原因は CPU 側のデコード律速でした。\n\n"
+           "## Findings\n1. **デコードが律速**: worker がいずれも CPU 99% に張り付いています (E1)。\n")
+    ev = [Evidence("E1", "  PID USER  %CPU COMMAND\n 4121 ml    99.3 pt_data_worker\n")]
+    assert decision(analyze(msg, ev)) == "allow"
+
+
+@pytest.mark.parametrize("message", [
+    # NCCL as the means of a design, not a failure
+    "学習と rollout を別プロセスに分ける構成にしました。同じプロセスだと管理が複雑になるので、重みは NCCL で同期しています。",
+])
+def test_round100_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+@pytest.mark.parametrize("message", [
+    "Data order isn't why the runs differ: with the same order they still split at step 300, so the source is something we haven't found yet.",
+    "Can confirm this is not related to the tokenizer upgrade. Pinned the old version, same hang.",
+])
+def test_round100_ruled_out_causes_are_negated(message):
+    kinds = [c.kind for c in analyze(message).claims]
+    assert "negated" in kinds and "assertion" not in kinds

@@ -695,6 +695,7 @@ def _opens_subsections(bi, j, blocks):
     return j == bi + 1 and blocks[j].level > blocks[k].level
 
 
+_ACRONYM = diskcache.compile(r"(?<![A-Za-z])[A-Z]{3}(?![A-Za-z])")
 # Words too common to show that an output bears on a claim.
 _COMMON = frozenset("because every with that this from when after before which there their into only "
                     "also than then they were have been does each while where what about some same".split())
@@ -703,7 +704,9 @@ _COMMON = frozenset("because every with that this from when after before which t
 def _bears_on(claim, evidence_ids, quotes, checker, r):
     """Does what the details section cites share a word with the summary's claim (its failure
     words aside)? "Training is slow because torch.compile recompiles" is not shown by step times."""
-    words = _words_of(_without_failures(r, claim.text)) - _COMMON
+    plain = _without_failures(r, claim.text)
+    # (and three-letter acronyms: 「原因は CPU 側の前処理律速でした」 is shown by a `top` line)
+    words = (_words_of(plain) | {a.lower() for a in _ACRONYM.findall(plain)}) - _COMMON
     if not words:
         return False
     texts = [q.lower() for q in quotes]
