@@ -230,6 +230,8 @@ FLOORS = {
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
     ("en", "blind101"): (0.71, 0.024),
     ("ja", "blind101"): (0.92, 0.048),
+    ("en", "blind102"): (0.84, 0.048),
+    ("ja", "blind102"): (0.97, 0.12),
 }
 
 
@@ -317,7 +319,10 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            ("ja", "blind93"): 1,
 }
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
-NEGATED_BLOCKED_CEILING = {}  # none at present: every blind split keeps <= 10%
+NEGATED_BLOCKED_CEILING = {
+    ("en", "blind102"): 0.125,  # one of 8 at its first run
+    ("ja", "blind102"): 0.112,  # one of 9 at its first run
+}
 
 
 def test_every_blind_split_cites_and_traps_hold(results):
