@@ -3574,3 +3574,45 @@ def test_round100_non_claims_pass(message):
 def test_round100_ruled_out_causes_are_negated(message):
     kinds = [c.kind for c in analyze(message).claims]
     assert "negated" in kinds and "assertion" not in kinds
+
+
+@pytest.mark.parametrize("message", [
+    # a failure word the packs lacked, then why
+    "The student learns nothing after epoch 2 since the teacher logits are detached twice, so the KL term is constant.",
+    "fix resume: scheduler state was restored before the FSDP wrap so the step counts didn't line up; restore it after wrapping now",
+    "Empty completions in the reward rollouts: the stop list contains a newline, so vLLM stops on the first token.",
+    # what makes the failure so, named as the subject's complement
+    "What makes the dropout masks identical across ranks is the shared CUDA generator: every rank seeds it with the same value.",
+    # someone else's release changed a default
+    "Decoding got 3x slower after the upgrade. The new release no longer compiles the sampler by default, so every token goes through eager Python.",
+    # Japanese: an arrow that points at the culprit; HTTP 5xx after a chain of events
+    "学習が急に遅くなった件、`pin_memory=False` ← これ。H2D コピーが毎回同期になってる。",
+    "タイムアウトが 60 秒のままで、生成がそれを超えると worker が落ちて 504 になっています。",
+])
+def test_round101_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    # a plan that asks which op does it
+    "My guess is the spikes come from the bf16 layernorm, but I haven't confirmed it. Next step is to rerun with anomaly detection and see which op produces the first NaN.",
+    # a time, not a reason: 「〜直後からです」
+    "p99 レイテンシが 300ms から 1.1s に悪化しています。リリース直後からです。",
+    # how a mechanism works, under a mechanism heading
+    "## mixed precision の仕組み\nGradScaler は loss に大きな係数を掛けてから backward します。勾配を unscale してから step するのは、更新量を元のスケールに戻すためです。",
+    # what an endpoint is for, not why it fails
+    "`/readyz` を追加します。ロードバランサから叩くためのもので、モデルのロードが終わるまでは 503 を返します。",
+    # "What causes X for people is": common confusion, not a failure
+    "What causes the most confusion for new users is that `gradient_accumulation_steps` also divides the logged loss.",
+])
+def test_round101_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+@pytest.mark.parametrize("message", [
+    "fwiw not a CUDA thing on our side, same result on 12.1 and 12.4. still no idea what's going on",
+    "データローダを疑ってたけど違った。num_workers=0 でも同じ所で止まる",
+])
+def test_round101_ruled_out_causes_are_negated(message):
+    kinds = [c.kind for c in analyze(message).claims]
+    assert "negated" in kinds and "assertion" not in kinds

@@ -334,7 +334,8 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
     if best is None and not cues and mode is None and not observed and lang == "en" \
             and prev_plain and r.result and _symptom(r, lang, prev_plain) and not r.rationale.search(text) \
             and not (r.own_action and r.own_action.search(text)) and not reason_for_prev \
-            and not _CHANGED.search(text) and not _CHANGED.search(prev_plain) and not r.rationale.search(prev_plain) \
+            and (not _CHANGED.search(text) or _UPSTREAM.search(text)) and not _CHANGED.search(prev_plain) \
+            and not r.rationale.search(prev_plain) \
             and not r.connective.search(prev_plain) and not r.result.search(prev_plain):
         # "PPO diverges after ~50 updates. The reference model and the policy share the same
         # parameters, so the KL penalty is identically zero": a failure stated, then a chain of
@@ -527,6 +528,9 @@ _NUMBER = diskcache.compile(r"[~≈<>]?[\d.,:%x×/+-]*\d[\d.,:%x×/+-]*")
 _LOCATED = diskcache.compile(r"\w\s+(?:on|in|at|during|after|since|under)\s+(?:the|a|an|our|every|each|all|its|this|that)\s")
 _UNIT = diskcache.compile(r"[A-Za-zµ/%]{1,6}[.,]?")
 # "now", "no longer": what a change of ours made so, in a changelog or a summary of the work
+# "The new version no longer enables the static KV cache by default, so ...": what changed is
+# someone else's release, not a change of ours in a changelog
+_UPSTREAM = diskcache.compile(r"^\W*(?:the\s+)?(?:new|latest|updated|upgraded)\s+(?:version|release|driver|image|build|kernel|wheel|container|runtime|library|package)\b", diskcache.IGNORECASE)
 _CHORE = diskcache.compile(r"\b(?:docs?|typos?|readme|lint|style|format(?:ting)?|comments?|changelog|ci|tests?|spelling|wording)\b", diskcache.IGNORECASE)
 _SPLICE = diskcache.compile(r",\s+(?=(?:the|our|its|their|this|every|each)\s|(?-i:[A-Z]{2,}\w*)\s+\w+s\b)", diskcache.IGNORECASE)
 _CHANGED = diskcache.compile(r"\b(?:now|no\s+longer|any\s?more)\b", diskcache.IGNORECASE)
