@@ -229,9 +229,9 @@ FLOORS = {
     ("ja", "blind100"): (0.97, 0.0),
     ("en", "blind101"): (0.84, 0.0),
     ("ja", "blind101"): (0.97, 0.0),
+    ("en", "blind102"): (0.89, 0.0),
+    ("ja", "blind102"): (1.0, 0.0),
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
-    ("en", "blind102"): (0.84, 0.048),
-    ("ja", "blind102"): (0.97, 0.12),
     ("en", "blind103"): (0.73, 0.0),
     ("ja", "blind103"): (0.97, 0.024),
 }
@@ -323,10 +323,7 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            ("en", "blind103"): 1,
 }
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
-NEGATED_BLOCKED_CEILING = {
-    ("en", "blind102"): 0.125,  # one of 8 at its first run
-    ("ja", "blind102"): 0.112,  # one of 9 at its first run
-}
+NEGATED_BLOCKED_CEILING = {}  # none at present: every blind split keeps <= 10%
 
 
 def test_every_blind_split_cites_and_traps_hold(results):

@@ -3616,3 +3616,42 @@ def test_round101_non_claims_pass(message):
 def test_round101_ruled_out_causes_are_negated(message):
     kinds = [c.kind for c in analyze(message).claims]
     assert "negated" in kinds and "assertion" not in kinds
+
+
+@pytest.mark.parametrize("message", [
+    # what drives the failure, named as the complement
+    "What drives the step time to 3 s is the host-side augmentation running in the main process.",
+    # a failure said as "bottoms out halfway", then why
+    "The LR bottoms out halfway through training — the scheduler counts micro-batches while `num_training_steps` counts optimizer steps.",
+    # Japanese: 「〜のが効いてた」 says it was the cause
+    "loss が揃わなかったの、dropout の seed を rank ごとに変えてなかったのが効いてた。",
+])
+def test_round102_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    # a failed run beside one that is still fine: a control, not a reason
+    "The run at lr=1e-3 diverged at step 900 (loss 2.3 → 11.0); the 3e-4 run is still healthy at step 5k.",
+    # a test added so that a future regression would fail CI: a purpose
+    "I added a test that checks every label id is below the vocab size, so a regression in the tokenizer config would fail CI.",
+    # Japanese: the cause not found yet; suspicions listed; the name of a countermeasure
+    "学習が遅い件を調べましたが、決定的な原因はまだ見つけられていません。",
+    "loss が跳ねる件、いくつか疑っている点があります。",
+    "weight decay は 0.1 にしています。過学習対策のためです。",
+    # the reason for our migration; a choice whose cost was the same
+    "学習ログは wandb から MLflow に移行しました。理由は、社内の認証基盤と統合しやすかったためです。",
+    "蒸留には KD を採用しました。学習が速く、精度の劣化も今回のデータでは同程度だったので。",
+])
+def test_round102_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+@pytest.mark.parametrize("message", [
+    "The slowdown isn't in cuDNN itself: the standalone benchmark runs at full speed on the same node.",
+    "not the dataloader. ran it with num_workers=0 and the same spike shows up at step 4k",
+    "NaN は学習率のせいではありません。1e-6 まで下げても同じ step で出るので、別の要因です。",
+])
+def test_round102_ruled_out_causes_are_negated(message):
+    kinds = [c.kind for c in analyze(message).claims]
+    assert "negated" in kinds and "assertion" not in kinds
