@@ -234,6 +234,8 @@ FLOORS = {
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
     ("en", "blind103"): (0.73, 0.0),
     ("ja", "blind103"): (0.97, 0.024),
+    ("en", "blind104"): (0.78, 0.0),
+    ("ja", "blind104"): (0.95, 0.024),
 }
 
 
@@ -323,7 +325,9 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            ("en", "blind103"): 1,
 }
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
-NEGATED_BLOCKED_CEILING = {}  # none at present: every blind split keeps <= 10%
+NEGATED_BLOCKED_CEILING = {
+    ("ja", "blind104"): 0.125,  # one of 8 at its first run
+}
 
 
 def test_every_blind_split_cites_and_traps_hold(results):
