@@ -231,9 +231,9 @@ FLOORS = {
     ("ja", "blind101"): (0.97, 0.0),
     ("en", "blind102"): (0.89, 0.0),
     ("ja", "blind102"): (1.0, 0.0),
+    ("en", "blind103"): (0.89, 0.0),
+    ("ja", "blind103"): (1.0, 0.0),
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
-    ("en", "blind103"): (0.73, 0.0),
-    ("ja", "blind103"): (0.97, 0.024),
     ("en", "blind104"): (0.78, 0.0),
     ("ja", "blind104"): (0.95, 0.024),
 }
@@ -321,8 +321,6 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            # list, then a paragraph that reads the quoted labels again
                            # (「ラベルが -100 なので、EOS を…学習していません」) quotes nothing
                            ("ja", "blind93"): 1,
-                           # held out, not read: one cited English answer blocked at its first run
-                           ("en", "blind103"): 1,
 }
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
 NEGATED_BLOCKED_CEILING = {

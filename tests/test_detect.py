@@ -3655,3 +3655,51 @@ def test_round102_non_claims_pass(message):
 def test_round102_ruled_out_causes_are_negated(message):
     kinds = [c.kind for c in analyze(message).claims]
     assert "negated" in kinds and "assertion" not in kinds
+
+
+@pytest.mark.parametrize("message", [
+    # a finding announced, a defect, and the failure it leads to
+    "turns out the tokenizer has no eos token so it falls back to pad, and the model learns to never stop generating",
+    # the failure, then "That's the X holding on to every graph"
+    "RSS grows ~150 MB per epoch. That's the `metrics.append(loss)` in the eval loop holding on to every autograd graph.",
+    # no effect at inference, then why (done to the wrong object)
+    "The adapter has no effect at inference: it was merged into a copy of the model and the copy was never saved.",
+    # "What's happening is that ..." after the failure
+    "The endpoint returns 500s under load. What's happening is that all workers share one tokenizer instance that isn't thread-safe.",
+    # "it was the X all along", then the defect
+    "lol it was the tokenizer all along, someone pushed a vocab with the special tokens shifted by one",
+    # MT sense: the detokenizer mangles the hypotheses
+    "BLEU fell from 28 to 9 after the refactor. The detokenizer is applied twice, which mangles the hypotheses.",
+    # Japanese: 「〜はずっと」 is no hedge
+    "結論から言うと、学習が遅かったのは前処理を CPU 1 コアでやっていたからで、GPU 側はずっと待っていました。",
+])
+def test_round103_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+def test_round103_a_root_cause_section_draws_on_the_findings_before_it():
+    """"## Findings" with cited items, then "## Root cause" that adds them up: the root cause is
+    shown by the findings (here they share "validation" and "rank")."""
+    msg = ("## Findings\n"
+           "1. Ranks 1-15 time out in the all-reduce: `Timeout(ms)=1800000 ran for 1800084 milliseconds` (E1).\n"
+           "2. Rank 0 alone runs validation: `validation done in 2493.2s` (E2).\n\n"
+           "## Root cause\n"
+           "Rank 0 spends 41 min in single-rank validation while the other ranks wait in the all-reduce, "
+           "so the watchdog kills them at 30 min.\n")
+    ev = [Evidence("E1", "[rank3] Timeout(ms)=1800000 ran for 1800084 milliseconds before timing out\n"),
+          Evidence("E2", "step 6000 | validation done in 2493.2s | val_loss 1.873\n")]
+    assert decision(analyze(msg, ev)) == "allow"
+    assert decision(analyze(msg)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    # Japanese: how GradScaler is built, and that the skips are expected
+    "GradScaler は勾配に inf が出たらその step を飛ばして scale を下げる仕組みなので、序盤に何回か skip が出るのは正常です。",
+])
+def test_round103_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+def test_round103_a_rule_out_with_it():
+    claims = analyze("Checked the LR theory: three runs at 1e-5 all plateau at the same loss, so the LR doesn't explain it.").claims
+    assert "negated" in [c.kind for c in claims] and "assertion" not in [c.kind for c in claims]

@@ -520,7 +520,7 @@ def analyze(message, evidence=None, rules=None):
             verified = [q for q in quotes if checker.check_quote(q)[0] == "verified"]
             if ev and _bears_on(claim, [e for e in ev if e in details[0]], verified, checker, rules.for_lang(claim.lang)):
                 claim.quotes, claim.evidence, claim.cited = quotes, ev, True
-                claim.reason += "; drawn from the details section after its summary"
+                claim.reason += "; drawn from the details it sums up"
         _follow_on(claims, units, blocks, rules)
         _announced(claims, rules)
     return Report([c for c, _ in claims], lang, len(units))
@@ -668,22 +668,42 @@ def _section(j, blocks, level=None):
 
 
 def _details_citations(bi, blocks, rules, lang):
-    """(evidence ids, quotes) of the details section after the summary section that holds block
-    `bi` ("## Summary" then "## Details", 「## 概要」 then 「## 詳細」), or None."""
+    """(evidence ids, quotes) of the details that the section holding block `bi` sums up: the
+    details section after a summary ("## Summary" then "## Details", 「## 概要」 then 「## 詳細」),
+    the subsections of the section it opens, or the findings before a root cause; or None."""
     j = bi + 1
     while j < len(blocks) and not (blocks[j].kind == "heading" and blocks[j].level < 7):
         j += 1
-    if j >= len(blocks):
-        return None
-    if _summary_then_details(bi, j, blocks, rules):
+    if j < len(blocks) and _summary_then_details(bi, j, blocks, rules):
         prose, material = _section(j, blocks)
-    elif _opens_subsections(bi, j, blocks):
+    elif j < len(blocks) and _opens_subsections(bi, j, blocks):
         # "## Root cause / <the cause in one paragraph> / ### 1. ... / ### 2. ...": the paragraph
         # that opens a section sums up the subsections under it, which hold the details
         prose, material = _section(bi, blocks, level=blocks[bi - 1].level)
     else:
-        return None
+        # "## Findings / 1. ... (E1) / 2. ... (E2) / ## Root cause / <what they add up to>": the
+        # conclusion draws on the findings section right before it
+        f = _findings_before(bi, blocks, rules)
+        if f is None:
+            return None
+        prose, material = _section(f, blocks)
     return _citations(prose, material, rules.for_lang(lang))
+
+
+def _findings_before(bi, blocks, rules):
+    """The heading of a findings section ("## Findings", 「## 調査結果」) right before the
+    root-cause section that holds block `bi`, or None."""
+    k = bi
+    while k >= 0 and not (blocks[k].kind == "heading" and blocks[k].level < 7):
+        k -= 1
+    if k <= 0 or _heading_mode(rules.for_lang, blocks[k].text) != "assertion":
+        return None
+    f = k - 1
+    while f >= 0 and not (blocks[f].kind == "heading" and blocks[f].level <= blocks[k].level):
+        f -= 1
+    if f < 0 or blocks[f].level != blocks[k].level or not _either_pack(blocks[f].text, "details_heading", rules):
+        return None
+    return f
 
 
 def _opens_subsections(bi, j, blocks):
