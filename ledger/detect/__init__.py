@@ -693,9 +693,7 @@ def _details_citations(bi, blocks, rules, lang):
 def _findings_before(bi, blocks, rules):
     """The heading of a findings section ("## Findings", 「## 調査結果」) right before the
     root-cause section that holds block `bi`, or None."""
-    k = bi
-    while k >= 0 and not (blocks[k].kind == "heading" and blocks[k].level < 7):
-        k -= 1
+    k = _section_heading(bi, blocks)
     if k <= 0 or _heading_mode(rules.for_lang, blocks[k].text) != "assertion":
         return None
     f = k - 1
@@ -737,13 +735,20 @@ def _bears_on(claim, evidence_ids, quotes, checker, r):
 def _summary_then_details(bi, j, blocks, rules):
     """Is block `bi` in a section headed as a summary ("## Summary", 「## 概要」) whose next section
     of the same depth, headed at `j`, gives the details ("## Details", 「## 詳細」)?"""
-    k = bi
-    while k >= 0 and not (blocks[k].kind == "heading" and blocks[k].level < 7):
-        k -= 1
+    k = _section_heading(bi, blocks)
     if k < 0 or blocks[k].level != blocks[j].level:
         return False
     return _either_pack(blocks[k].text, "summary_heading", rules) \
         and _either_pack(blocks[j].text, "details_heading", rules)
+
+
+def _section_heading(bi, blocks):
+    """The index of the heading (a real one, not a label line) whose section holds block `bi`,
+    or -1."""
+    k = bi
+    while k >= 0 and not (blocks[k].kind == "heading" and blocks[k].level < 7):
+        k -= 1
+    return k
 
 
 def _either_pack(text, name, rules):

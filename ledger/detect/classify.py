@@ -354,7 +354,7 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
                 best = Verdict(ASSERTION, "explains the failure before it (%r) with %r" % (
                     failure_term(r, prev_plain), m.group(0).strip()))
     if best is None and not cues and mode is None and not observed and own_failure and r.defect \
-            and (", and " in text or "; " in text or " — " in text or " – " in text
+            and (any(j in text for j in _SIDE_BY_SIDE)
                  # "the eval numbers are wrong, the eval job was reading cached predictions": a
                  # comma splice, the way chat joins two statements
                  or (lang == "en" and _SPLICE.search(text))) and _symptom(r, lang, plain) and not r.rationale.search(text) \
@@ -362,8 +362,7 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
         # "The collate fn drops the last sample of each batch, and accuracy is computed over 31
         # items instead of 32": a failure and a defect side by side, each stated as fact
         d = r.defect.search(text)
-        sp = _SPLICE.search(text) if lang == "en" and not any(
-            j in text for j in (", and ", "; ", " — ", " – ")) else None
+        sp = _SPLICE.search(text) if lang == "en" and not any(j in text for j in _SIDE_BY_SIDE) else None
         if sp is not None:
             # a splice: the defect is the statement after the comma, or the one before it when
             # the failure is after ("X is stepped per batch instead of per epoch, LR hits zero")
@@ -527,13 +526,15 @@ _PAREN = diskcache.compile(r"\([^()]*\)")
 _NUMBER = diskcache.compile(r"[~≈<>]?[\d.,:%x×/+-]*\d[\d.,:%x×/+-]*")
 _LOCATED = diskcache.compile(r"\w\s+(?:on|in|at|during|after|since|under)\s+(?:the|a|an|our|every|each|all|its|this|that)\s")
 _UNIT = diskcache.compile(r"[A-Za-zµ/%]{1,6}[.,]?")
-# "now", "no longer": what a change of ours made so, in a changelog or a summary of the work
 # "The new version no longer enables the static KV cache by default, so ...": what changed is
 # someone else's release, not a change of ours in a changelog
 _UPSTREAM = diskcache.compile(r"^\W*(?:the\s+)?(?:new|latest|updated|upgraded)\s+(?:version|release|driver|image|build|kernel|wheel|container|runtime|library|package)\b", diskcache.IGNORECASE)
 _CHORE = diskcache.compile(r"\b(?:docs?|typos?|readme|lint|style|format(?:ting)?|comments?|changelog|ci|tests?|spelling|wording)\b", diskcache.IGNORECASE)
 _SPLICE = diskcache.compile(r",\s+(?=(?:the|our|its|their|this|every|each)\s|(?-i:[A-Z]{2,}\w*)\s+\w+s\b)", diskcache.IGNORECASE)
+# "now", "no longer": what a change of ours made so, in a changelog or a summary of the work
 _CHANGED = diskcache.compile(r"\b(?:now|no\s+longer|any\s?more)\b", diskcache.IGNORECASE)
+# What joins a failure and a defect stated side by side in one sentence
+_SIDE_BY_SIDE = (", and ", "; ", " — ", " – ")
 
 
 def _without_numbers(words):

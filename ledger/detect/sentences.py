@@ -57,7 +57,7 @@ _APOSTROPHE = diskcache.compile(
     r"\b(?:(?P<s>that|what|there|here|who)s|(?P<its>it)s(?=\s+(?:the|a|an|not|just|def|definitely|prob|"
     r"probably|likely|because|bc|cuz|due|from|caused|always|still|only|all|actually|really|literally|"
     r"clearly|obviously|also|never|now|why|how|exactly|almost|fine|ok|okay|broken|fixed|gone|been|"
-    r"this|that|your|our|my|their|on|in|at|def|so|too|gonna|going|surely|certainly|coming|happening|"
+    r"this|that|your|our|my|their|on|in|at|so|too|gonna|going|surely|certainly|coming|happening|"
     r"stuck)\b)|(?P<nt>is|was|are|were|does|do|did|has|have|had|ca|wo|could|should|would)nt)\b",
     diskcache.IGNORECASE,
 )
