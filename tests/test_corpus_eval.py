@@ -238,6 +238,8 @@ FLOORS = {
     ("ja", "blind104"): (0.95, 0.024),
     ("en", "blind105"): (0.92, 0.0),
     ("ja", "blind105"): (0.92, 0.0),
+    ("en", "blind106"): (0.84, 0.0),
+    ("ja", "blind106"): (0.97, 0.024),
 }
 
 
@@ -323,10 +325,14 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            # list, then a paragraph that reads the quoted labels again
                            # (「ラベルが -100 なので、EOS を…学習していません」) quotes nothing
                            ("ja", "blind93"): 1,
+                           # held out, not read: one blocked cited answer each at the first run
+                           ("en", "blind106"): 1,
+                           ("ja", "blind106"): 1,
 }
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
 NEGATED_BLOCKED_CEILING = {
     ("ja", "blind104"): 0.125,  # one of 8 at its first run
+    ("en", "blind106"): 0.125,  # one of 8 at its first run
 }
 
 
