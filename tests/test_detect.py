@@ -3703,3 +3703,38 @@ def test_round103_non_claims_pass(message):
 def test_round103_a_rule_out_with_it():
     claims = analyze("Checked the LR theory: three runs at 1e-5 all plateau at the same loss, so the LR doesn't explain it.").claims
     assert "negated" in [c.kind for c in claims] and "assertion" not in [c.kind for c in claims]
+
+
+@pytest.mark.parametrize("message", [
+    # the failure as the subject, its kind after "is"
+    "The `undefined symbol` import error on the new nodes is an ABI mismatch between torch and apex.",
+    # what a quoted error means
+    "`RuntimeError: CUDA error: device-side assert triggered` means some label is out of range for the classifier head.",
+    # one way of doing it where the other was meant, in a comma splice
+    "the val accuracy on the board is wrong, the eval loop normalises by token not by example so short answers dominate",
+    # a regression put down to a named change
+    "This is a regression introduced by the cache refactor.",
+    # an output judged terrible, the effect after "so"
+    "Since the upgrade the collator drops the attention mask, so perplexity looks terrible.",
+    # unknown tokens as the symptom, then a defect ("fine-tuned" is not "fine")
+    "Generation spits out `<unk>` for every prompt. The tokenizer came from the base repo instead of the fine-tuned one.",
+    # Japanese: the failure as the topic, the defect's name with no copula
+    "学習の失敗は tokenizer の設定ミス。",
+])
+def test_round104_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    # Japanese: why nothing breaks (a failure word inside the reason)
+    "NCCL のタイムアウトは 30 分に設定してあるので、多少ノードの起動が遅れても問題ありません。",
+    # Japanese: whether it is the cause is still to be checked
+    "OOM が一時確保によるものかどうかは、これから切り分けが必要です。",
+])
+def test_round104_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+def test_round104_a_rule_out_naming_the_cause_with_kiin():
+    claims = analyze("AMP 起因ではありません。fp32 でも同じ step で NaN になりました。").claims
+    assert "negated" in [c.kind for c in claims] and "assertion" not in [c.kind for c in claims]

@@ -243,6 +243,10 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
                 continue
             if reason_for_prev or _after_our_change(r, text, plain, m):
                 continue
+            # 「タイムアウトは既定で 900 秒なので、起動がずれても問題ありません」: why all is well
+            # (the pack anchors it at the end: what the whole sentence comes to)
+            if lang == "ja" and r.no_harm and r.no_harm.search(plain, m.end()):
+                continue
             if lang == "en" and own_failure and not _effect_fails(r, plain, m) \
                     and not (r.defect and r.defect.search(text, m.end())):
                 continue  # (unless the reason names a defect: "differ ... since dropout is still active")
@@ -378,7 +382,9 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
             # failure may be said with a negation)
             d, negation_ok = r.subject_verb.search(head), not r.any_negation.search(head)
         # ("shuffles the inputs but not the labels" is one side done, the other not: no negation)
-        if d is not None and (negation_ok or not r.any_negation.search(text.replace(" but not ", " but "))):
+        # ("averages per batch not per sample" is one way done for another: no negation either)
+        if d is not None and (negation_ok or not r.any_negation.search(
+                _INSTEAD.sub(" ", text.replace(" but not ", " but ")))):
             best = Verdict(ASSERTION, "names a defect (%r) beside a failure (%r)" % (d.group(0).strip()[-40:], own_failure))
     if best is None and not cues and mode is None and not observed and lang == "ja" and own_failure and r.defect:
         # 「OOM の件、eval の batch_size が train の 4 倍になっていました」: the failure named as
@@ -534,6 +540,8 @@ _SPLICE = diskcache.compile(r",\s+(?=(?:the|our|its|their|this|every|each)\s|(?-
 # "now", "no longer": what a change of ours made so, in a changelog or a summary of the work
 _CHANGED = diskcache.compile(r"\b(?:now|no\s+longer|any\s?more)\b", diskcache.IGNORECASE)
 # What joins a failure and a defect stated side by side in one sentence
+# "per batch not per sample": the "not" of one way done instead of another
+_INSTEAD = diskcache.compile(r",?\s+(?:and\s+)?not\s+(?=(?:per|by|over|across|along|from|into|onto)\s)")
 _SIDE_BY_SIDE = (", and ", "; ", " — ", " – ")
 
 
