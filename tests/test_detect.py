@@ -3738,3 +3738,37 @@ def test_round104_non_claims_pass(message):
 def test_round104_a_rule_out_naming_the_cause_with_kiin():
     claims = analyze("AMP 起因ではありません。fp32 でも同じ step で NaN になりました。").claims
     assert "negated" in [c.kind for c in claims] and "assertion" not in [c.kind for c in claims]
+
+
+@pytest.mark.parametrize("message", [
+    # a reply that had the same failure names what it was (chat English, apostrophe dropped)
+    "had the same issue, its the nccl in the base image, it ships 2.18 and torch wants 2.19",
+    # what did the damage, after "killed by" (not who carried it out)
+    "The worker was killed by a leaked file handle per request, not by the request volume.",
+    # Japanese: the output called odd ("変に"), its reason before it
+    "eos が入ってないから生成が変になってますね。",
+    # Japanese: the failure as the matter, then why (a system's doing, not ours)
+    "評価の前に毎回 20 秒止まる件、`persistent_workers=False` なので DataLoader が worker を全部作り直しています。",
+])
+def test_round105_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    # who carried the kill out only says how it died
+    "The job was killed by the OOM killer at 03:12.",
+    # Japanese: why we acted on the matter, not a claim
+    "OOM の件、batch が大きいので 16 に下げておきました。",
+])
+def test_round105_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+@pytest.mark.parametrize("message", [
+    "The collator isn't responsible; batches built by hand show the same drift.",
+    "fwiw its not nccl, NCCL_ALGO=Ring didnt change anything and it stalls on one gpu too",
+    "データローダは疑わなくてよさそうです。合成データでも同じ step で止まりました。",
+])
+def test_round105_ruled_out_causes_are_negated(message):
+    kinds = [c.kind for c in analyze(message).claims]
+    assert "negated" in kinds and "assertion" not in kinds

@@ -239,7 +239,10 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
             # 「遅くなりますが、メモリに余裕ができるのでバッチを倍にできます」: a Japanese reason
             # attaches to the predicate after it; a failure in an earlier clause, across a
             # break, is not what it explains.
-            if lang == "ja" and own_failure and not failure_term(r, plain[_clause_at(clauses, m.start())[0]:]):
+            # (unless the failure is the matter the sentence opens on: 「30 秒止まる件、`X=False` なので
+            # epoch ごとに worker を作り直しています」 gives the reason for the matter)
+            if lang == "ja" and own_failure and not failure_term(r, plain[_clause_at(clauses, m.start())[0]:]) \
+                    and not _on_the_matter(r, plain, m):
                 continue
             if reason_for_prev or _after_our_change(r, text, plain, m):
                 continue
@@ -416,6 +419,12 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
     if ruled_out and best is not None and best.kind == ASSERTION:
         best = Verdict(NEGATED, "under a ruled-out heading: %s" % best.reason)
     return best
+
+
+def _on_the_matter(r, plain, m):
+    """Is the cue `m` in the tail of 「<failure>の件、<tail>」, the failure named as the matter?"""
+    head, sep, _ = _partition(_MATTER, plain)
+    return bool(sep) and m.start() >= len(head) + len(sep) and bool(failure_term(r, head))
 
 
 def _names_error(r, text, plain, m):
@@ -920,6 +929,8 @@ def _rationale(r, lang, text, clause, a, m):
         # follows the reason elaborates the diagnosis
         k = cause.find("のは")
         if k > 0 and failure_term(r, cause[max(0, k - 8):k]):  # the topic ends in the failure
+            return False
+        if _on_the_matter(r, text, m):  # likewise 「30 秒止まる件、〜なので worker を作り直しています」
             return False
         if r.rationale.search(text, m.end()) is not None:
             return True
