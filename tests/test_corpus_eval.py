@@ -237,9 +237,9 @@ FLOORS = {
     ("ja", "blind104"): (0.97, 0.0),
     ("en", "blind105"): (0.97, 0.0),
     ("ja", "blind105"): (0.97, 0.0),
+    ("en", "blind106"): (0.94, 0.0),
+    ("ja", "blind106"): (1.0, 0.0),
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
-    ("en", "blind106"): (0.84, 0.0),
-    ("ja", "blind106"): (0.97, 0.024),
     ("en", "blind107"): (0.86, 0.072),
     ("ja", "blind107"): (0.92, 0.0),
     ("en", "blind108"): (0.86, 0.024),
@@ -329,15 +329,16 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            # list, then a paragraph that reads the quoted labels again
                            # (「ラベルが -100 なので、EOS を…学習していません」) quotes nothing
                            ("ja", "blind93"): 1,
-                           # held out, not read: one blocked cited answer each at the first run
+                           # en_blind106.txt:255: under "## Summary" a cause ("starved by the
+                           # input pipeline") that shares no word with what the findings after
+                           # it quote (zero workers, decode time): _bears_on finds no link
                            ("en", "blind106"): 1,
-                           ("ja", "blind106"): 1,
+                           # held out, not read: one blocked cited answer each at the first run
                            ("en", "blind108"): 1,
                            ("ja", "blind108"): 1,
 }
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
 NEGATED_BLOCKED_CEILING = {
-    ("en", "blind106"): 0.125,  # one of 8 at its first run
     ("ja", "blind107"): 0.125,  # one of 8 at its first run
     ("ja", "blind108"): 0.25,  # two of 8 at its first run
 }

@@ -3772,3 +3772,52 @@ def test_round105_non_claims_pass(message):
 def test_round105_ruled_out_causes_are_negated(message):
     kinds = [c.kind for c in analyze(message).claims]
     assert "negated" in kinds and "assertion" not in kinds
+
+
+@pytest.mark.parametrize("message", [
+    # "zero effect" as a failure, then why
+    "The adapter had zero effect on the outputs: it was attached after `merge_and_unload()` ran.",
+    # the model acts untrained; after ";" the error that was swallowed
+    "Inference predicts like an untrained model; `load_state_dict(strict=False)` swallowed the missing keys.",
+    # chat: the cause put on a part of the install
+    "yeah its the driver version, 535 has the nvlink bug on these boards",
+    # a known issue with a named release
+    "this is a known issue w/ accelerate 0.27, the scheduler is stepped once per process",
+    # Japanese: something included that should not be
+    "LoRA マージ後に出力が崩れる件: `lm_head` まで対象に入っていました。",
+])
+def test_round106_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    # Japanese: a schedule we keep, then its reason (a failure word only in a condition)
+    "チェックポイントは 1000 step ごとに保存しています。毎 step 保存すると学習が 3 倍遅くなってしまうので。",
+    # what an option of ours only hides
+    "This only silences the warning; the tokenizer itself is unaffected.",
+])
+def test_round106_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+@pytest.mark.parametrize("message", [
+    "The latency gap isn't kernels we launch: the profile shows the same GPU time on both builds.",
+    "not the scheduler fwiw, i logged the lr every step and it matches the config",
+    "Checked the mixed-precision path: the scaler is created once, so the 3x isn't coming from there.",
+])
+def test_round106_ruled_out_causes_are_negated(message):
+    kinds = [c.kind for c in analyze(message).claims]
+    assert "negated" in kinds and "assertion" not in kinds
+
+
+def test_round106_a_root_cause_that_points_back_at_numbered_findings():
+    """「## Summary / ### 1. ... (E1) / ### 2. ... (E2) / ## Root cause / この 2 つが重なって…」: the
+    root cause says it is the two findings together, so their evidence is its evidence."""
+    msg = ("## Summary\nTTFT が悪化した件の調査結果です。\n\n"
+           "### 1. キャッシュが無効\n起動ログに `enable_prefix_caching=False` と出ており (E1)、毎回プリフィルされています。\n\n"
+           "### 2. 同時実行数\nメトリクスが `num_requests_waiting 57.0` になっていて (E2)、キュー待ちが発生しています。\n\n"
+           "## Root cause\nこの 2 つが重なって TTFT が悪化しています。\n")
+    ev = [Evidence("E1", "INFO engine: enable_prefix_caching=False max_num_seqs=16\n"),
+          Evidence("E2", "vllm:num_requests_waiting 57.0\n")]
+    assert decision(analyze(msg, ev)) == "allow"
+    assert decision(analyze(msg)) == "block"

@@ -512,13 +512,16 @@ def analyze(message, evidence=None, rules=None):
                 continue
             # "## Summary" states the cause and "## Details" right after it quotes what shows
             # it: the summary draws on the details, when what they cite bears on the claim
-            details = _details_citations(bi, blocks, rules, claim.lang)
+            r = rules.for_lang(claim.lang)
+            back = bool(r.follow_on and r.follow_on.search(_unemph(claim.text)))
+            details = _details_citations(bi, blocks, rules, claim.lang, back)
             if details is None:
                 continue
             checker.check_all(details[1])
             quotes, ev, near = _cite(details, checker)
             verified = [q for q in quotes if checker.check_quote(q)[0] == "verified"]
-            if ev and _bears_on(claim, [e for e in ev if e in details[0]], verified, checker, rules.for_lang(claim.lang)):
+            # (a claim that points back, 「この 2 つが重なって」, is about what it points at)
+            if ev and (back or _bears_on(claim, [e for e in ev if e in details[0]], verified, checker, r)):
                 claim.quotes, claim.evidence, claim.cited = quotes, ev, True
                 claim.reason += "; drawn from the details it sums up"
         _follow_on(claims, units, blocks, rules)
@@ -667,10 +670,11 @@ def _section(j, blocks, level=None):
     return prose, material
 
 
-def _details_citations(bi, blocks, rules, lang):
+def _details_citations(bi, blocks, rules, lang, back=False):
     """(evidence ids, quotes) of the details that the section holding block `bi` sums up: the
     details section after a summary ("## Summary" then "## Details", 「## 概要」 then 「## 詳細」),
-    the subsections of the section it opens, or the findings before a root cause; or None."""
+    the subsections of the section it opens, or the findings before a root cause; or None.
+    `back`: the claim opens by pointing at what came before (「この 2 つが重なって」)."""
     j = bi + 1
     while j < len(blocks) and not (blocks[j].kind == "heading" and blocks[j].level < 7):
         j += 1
@@ -683,23 +687,28 @@ def _details_citations(bi, blocks, rules, lang):
     else:
         # "## Findings / 1. ... (E1) / 2. ... (E2) / ## Root cause / <what they add up to>": the
         # conclusion draws on the findings section right before it
-        f = _findings_before(bi, blocks, rules)
+        f = _findings_before(bi, blocks, rules, back)
         if f is None:
             return None
         prose, material = _section(f, blocks)
     return _citations(prose, material, rules.for_lang(lang))
 
 
-def _findings_before(bi, blocks, rules):
+def _findings_before(bi, blocks, rules, back=False):
     """The heading of a findings section ("## Findings", 「## 調査結果」) right before the
-    root-cause section that holds block `bi`, or None."""
+    root-cause section that holds block `bi`, or None. With `back`, any section right before
+    it whose findings are subsections ("## Summary / ### 1. ... / ### 2. ..."): the claim
+    points at them (「この 2 つが重なって TTFT が悪化しています」)."""
     k = _section_heading(bi, blocks)
     if k <= 0 or _heading_mode(rules.for_lang, blocks[k].text) != "assertion":
         return None
     f = k - 1
     while f >= 0 and not (blocks[f].kind == "heading" and blocks[f].level <= blocks[k].level):
         f -= 1
-    if f < 0 or blocks[f].level != blocks[k].level or not _either_pack(blocks[f].text, "details_heading", rules):
+    if f < 0 or blocks[f].level != blocks[k].level:
+        return None
+    if not _either_pack(blocks[f].text, "details_heading", rules) and not (
+            back and any(b.kind == "heading" and blocks[k].level < b.level < 7 for b in blocks[f + 1:k])):
         return None
     return f
 

@@ -659,6 +659,8 @@ def _explanation(r, lang, text, plain):
             continue
         if r.unknown.search(tail):
             continue  # 「GPU 使用率が 40% しか出ない件、I/O なのか augmentation なのかはまだ分からない」
+        if lang == "en" and r.no_harm and r.no_harm.search(tail):
+            continue  # "This only silences the warning; the tokenizer itself is unaffected"
         if r.located_tail and r.located_tail.search(tail):
             continue  # "The OOM happens in generate(): `OutOfMemoryError ...` is raised from ...": where, not why
         # The explanation is a clause, or (after a colon or dash) a noun phrase that names the
