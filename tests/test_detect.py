@@ -3821,3 +3821,16 @@ def test_round106_a_root_cause_that_points_back_at_numbered_findings():
           Evidence("E2", "vllm:num_requests_waiting 57.0\n")]
     assert decision(analyze(msg, ev)) == "allow"
     assert decision(analyze(msg)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    # Japanese: how we run things (a polite verb of doing, no failure), then why
+    "推論サーバは 2 台構成で運用しています。1 台だとデプロイ中にリクエストが落ちるためです。",
+])
+def test_a_practice_then_its_motive_passes(message):
+    assert decision(analyze(message)) == "allow"
+
+
+def test_a_finding_then_its_reason_still_claims():
+    # (「〜ていました」 reports a state found, not a practice of ours)
+    assert decision(analyze("warmup が 0 になっていました。設定ファイルの継承順が逆だったためです。")) == "block"

@@ -187,7 +187,7 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
              or ((not own_failure or (r.generic_when and r.generic_when.search(text))) and not (r.defect and r.defect.search(text))
                  # 「issue に貼ってください。再現の手がかりになるためです。」: why to do as asked
                  and ((r.own_action and r.own_action.search(prev_plain)) or r.rationale.search(prev_plain)
-                      or r.instruction.search(prev_plain)))))
+                      or r.instruction.search(prev_plain) or _practice(r, prev_plain)))))
     for m in r.cause_frame.finditer(text):
         if lang == "ja" and text.count("「", 0, m.start()) > text.count("」", 0, m.start()):
             continue  # 「原因はいいので、とりあえず戻してほしい」と依頼された: someone else's words, quoted
@@ -425,6 +425,13 @@ def _on_the_matter(r, plain, m):
     """Is the cue `m` in the tail of 「<failure>の件、<tail>」, the failure named as the matter?"""
     head, sep, _ = _partition(_MATTER, plain)
     return bool(sep) and m.start() >= len(head) + len(sep) and bool(failure_term(r, head))
+
+
+def _practice(r, text):
+    """「推論サーバは 2 台構成で運用しています」: a sentence that ends on a polite verb of doing
+    (`practice_end`) with no failure or defect in it states how we do things, not what broke."""
+    return bool(r.practice_end and r.practice_end.search(text)) and not failure_term(r, text) \
+        and not (r.defect and r.defect.search(text)) and stated(r, text)
 
 
 def _names_error(r, text, plain, m):
