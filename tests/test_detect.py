@@ -3834,3 +3834,20 @@ def test_a_practice_then_its_motive_passes(message):
 def test_a_finding_then_its_reason_still_claims():
     # (「〜ていました」 reports a state found, not a practice of ours)
     assert decision(analyze("warmup が 0 になっていました。設定ファイルの継承順が逆だったためです。")) == "block"
+
+
+@pytest.mark.parametrize("message, expected", [
+    # the culprit named in a sentence of its own, the failure right after it
+    ("It's the pin_memory thread. The host runs out of page-locked memory and the main process stalls.", "block"),
+    ("its the shm size. docker gives /dev/shm 64MB and the workers deadlock", "block"),
+    # the failure right before it
+    ("The job is slow on Mondays. It's the backup cron on the NFS server.", "block"),
+    # hedged: proposed, not asserted
+    ("It's the driver, I think. The node hangs at init.", "allow"),
+    # no failure anywhere near: small talk, or a description
+    ("it's the weekend, the cluster is quiet", "allow"),
+    ("It's the A100 node pool, 8 GPUs each.", "allow"),
+    ("can someone review #1482? it's just the config rename, no logic changes", "allow"),
+])
+def test_a_culprit_named_on_its_own_claims_beside_a_failure(message, expected):
+    assert decision(analyze(message)) == expected

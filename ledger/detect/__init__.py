@@ -262,6 +262,26 @@ def _defect_before_failure(r, lang, masked, following, rules):
         d.group(0).strip()[-40:], _classify.failure_term(rn, nxt)))
 
 
+def _culprit(r, lang, masked, plain, before, following, rules):
+    """"It's the tokenizer. Llama's tokenizer has no pad token, ...": a sentence that only names
+    the culprit (`culprit`) claims when a failure is stated in it or right before or after it.
+    A Verdict, or None."""
+    near = [plain] + [t for t in (before, following) if t]
+    fail = next((f for f in (_classify.failure_term(rules.for_lang(sentences.lang_of(t)), _unemph(t)) for t in near) if f), None)
+    if fail is None:
+        return None
+    body = masked.strip()
+    if r.question.search(body) or r.conditional.search(body) or r.unknown.search(body) or r.instruction.search(body):
+        return None
+    h = r.hedge.search(body)
+    if h is not None:
+        return _classify.Verdict(_classify.HYPOTHESIS, "hedged (%r) culprit" % h.group(0).strip())
+    if r.negated.search(body):
+        return None
+    return _classify.Verdict(_classify.ASSERTION, "names the culprit (%r) of a failure (%r)" % (
+        r.culprit.search(masked).group(0).strip(), fail))
+
+
 class _Unit:
     """A sentence to classify, with where it sits."""
 
@@ -444,6 +464,10 @@ def analyze(message, evidence=None, rules=None):
             # flat." A defect stated as fact, then the failure it explains: read as one diagnosis,
             # like the failure-then-defect order classify() handles.
             v = _defect_before_failure(r, lang, masked, units[idx + 1].text, rules)
+        if v is None and mode is None and r.culprit and r.culprit.search(masked):
+            v = _culprit(r, lang, masked, plain, prev if idx and units[idx - 1].block >= u.block - 1 else None,
+                         units[idx + 1].text if idx + 1 < len(units) and units[idx + 1].block <= u.block + 1 else None,
+                         rules)
         said = u.text
         if v is None and lang == "en" and idx and units[idx - 1].block == u.block \
                 and masked.lstrip(" >*_").startswith("`") \
