@@ -3851,3 +3851,16 @@ def test_a_finding_then_its_reason_still_claims():
 ])
 def test_a_culprit_named_on_its_own_claims_beside_a_failure(message, expected):
     assert decision(analyze(message)) == expected
+
+
+@pytest.mark.parametrize("message, expected", [
+    # a failure named as what it is, plural or not, with a longer subject
+    ("Latency spikes are the Redis client pool maxing out at 10 connections.", "block"),
+    ("Cold-start latency on the inference pods is the model being pulled from S3 on every start.", "block"),
+    ("The 40-minute startup is `datasets` re-hashing the map function on every launch.", "block"),
+    # what it is not, or an open question
+    ("The p99 on the Triton deployment is the open question.", "allow"),
+    ("The latency is the same on both nodes.", "allow"),
+])
+def test_a_failure_named_as_what_it_is(message, expected):
+    assert decision(analyze(message)) == expected
