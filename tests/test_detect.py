@@ -3864,3 +3864,18 @@ def test_a_culprit_named_on_its_own_claims_beside_a_failure(message, expected):
 ])
 def test_a_failure_named_as_what_it_is(message, expected):
     assert decision(analyze(message)) == expected
+
+
+@pytest.mark.parametrize("message, expected", [
+    # two sizes of one unit that should agree, right after the failure
+    ("CER tripled on the call-centre set. The audio is 8 kHz and the frontend assumes 16 kHz.", "block"),
+    ("The notebook kernel keeps dying. It loads a 40 GB parquet into pandas on a 32 GB machine.", "block"),
+    # a setting, then what it should have matched
+    ("Generation repeats the same token forever: the config has pad_token_id=0 but the tokenizer's EOS is 2.", "block"),
+    # timings measure, they do not configure
+    ("Throughput dropped. Batch 32 takes 120 ms and batch 64 takes 250 ms.", "allow"),
+    # a change over time is the symptom again
+    ("Memory climbs steadily. RSS went from 18 GB to 41 GB over the epoch.", "allow"),
+])
+def test_two_values_that_should_agree(message, expected):
+    assert decision(analyze(message)) == expected
