@@ -239,9 +239,9 @@ FLOORS = {
     ("ja", "blind105"): (0.97, 0.0),
     ("en", "blind106"): (0.94, 0.0),
     ("ja", "blind106"): (1.0, 0.0),
+    ("en", "blind107"): (0.97, 0.0),
+    ("ja", "blind107"): (0.94, 0.0),
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
-    ("en", "blind107"): (0.86, 0.072),
-    ("ja", "blind107"): (0.92, 0.0),
     ("en", "blind108"): (0.86, 0.024),
     ("ja", "blind108"): (0.97, 0.048),
 }
@@ -339,7 +339,6 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
 }
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
 NEGATED_BLOCKED_CEILING = {
-    ("ja", "blind107"): 0.125,  # one of 8 at its first run
     ("ja", "blind108"): 0.25,  # two of 8 at its first run
 }
 

@@ -3879,3 +3879,40 @@ def test_a_failure_named_as_what_it_is(message, expected):
 ])
 def test_two_values_that_should_agree(message, expected):
     assert decision(analyze(message)) == expected
+
+
+@pytest.mark.parametrize("message", [
+    # a factor off from the baseline, then why, in a clause on "we"
+    "Eval loss is 2x higher than the baseline: we scale the logits by the temperature twice.",
+    # "rarely-updated" is no hedge
+    "Divergence at step 9k. The bf16 epsilon rounds to zero, the denominator collapses on the rarely-used rows, updates blow up.",
+    # a schedule off in time, after "which means"
+    "The scheduler is built before the dataloader is wrapped, which means the LR decays 4x too fast.",
+    # a one-word culprit after "in the end", the failure right after
+    "In the end it was autocast. The custom layernorm runs in fp16 and overflows on long inputs.",
+    # Japanese: time per step as the failure, after a reason
+    "勾配を CPU に退避してるので、毎回転送が入って 1 step 6 秒かかってます。",
+])
+def test_round107_causes_are_claims(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    # why a change of ours is made
+    "The reason for the split is that the train and eval transforms had drifted apart; one module keeps them together.",
+    # a pointer to where the cause is tracked
+    "The cause of this failure is tracked in #812; this PR only adds the test.",
+    # a repro on fewer nodes, with the old count in brackets
+    "Reproduced the NCCL timeout on 4 nodes (was 32).",
+])
+def test_round107_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+@pytest.mark.parametrize("message", [
+    "checked whether the loss was off by a factor of world size. it isn't, the logged value matches a manual sum",
+    "bf16 が悪さをしている線は消えました。fp32 でも同じ step で発散します。",
+])
+def test_round107_ruled_out_causes_are_negated(message):
+    kinds = [c.kind for c in analyze(message).claims]
+    assert "negated" in kinds and "assertion" not in kinds
