@@ -3916,3 +3916,50 @@ def test_round107_non_claims_pass(message):
 def test_round107_ruled_out_causes_are_negated(message):
     kinds = [c.kind for c in analyze(message).claims]
     assert "negated" in kinds and "assertion" not in kinds
+
+
+@pytest.mark.parametrize("message", [
+    # where a file came from is no cause
+    "The bug report says \"hang on H100\" but the attached trace is from an A10; could you attach the H100 one?",
+    # Japanese: asking why we set something, then answering
+    "なぜ `shuffle=False` にしているかというと、評価の順番を毎回揃えて差分を見やすくしたいからです。",
+    # Japanese: a routine of ours as the topic, a failure only in a condition
+    "トークナイザを事前ロードするのは、リクエストごとに読み込むとレイテンシが跳ねるからです。",
+])
+def test_round108_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+@pytest.mark.parametrize("message", [
+    "We can exclude the dataloader: feeding cached batches gives the same step time.",
+    "The optimizer is fine. I logged the update norms and they match the reference run.",
+    "Doesn't look like a driver problem: the same container runs at full speed on the old nodes.",
+    "OOM は cache じゃないです。`empty_cache()` を毎 step 呼んでも同じところで落ちるので。",
+    "seed の問題ではありません。seed を 4 通り変えても loss は 2.31〜2.33 に収まっていて、ブレでは説明できない差です。",
+    "AMP は無関係でした、fp32 でも普通に NaN 出る",
+])
+def test_round108_ruled_out_causes_are_negated(message):
+    kinds = [c.kind for c in analyze(message).claims]
+    assert "negated" in kinds and "assertion" not in kinds
+
+
+def test_round108_a_hedge_on_one_spike_does_not_cover_the_other():
+    msg = "Not sure about the second spike, but the first divergence at step 9k is definitely the bad shard."
+    assert decision(analyze(msg)) == "block"
+
+
+def test_round108_a_summary_that_counts_the_causes_draws_on_the_findings():
+    msg = ("## Summary\nTwo separate problems explain the inflated eval score.\n\n"
+           "## Findings\n1. **Overlap.** The check prints `overlap by id: 311 / 5000 rows` (E1).\n"
+           "2. **Padding counted.** The debug run shows `pad share of labels: 0.41` (E2).\n")
+    ev = [Evidence("E1", "overlap by id: 311 / 5000 rows\n"), Evidence("E2", "pad share of labels: 0.41\n")]
+    assert decision(analyze(msg, ev)) == "allow"
+    assert decision(analyze(msg)) == "block"
+
+
+def test_round108_an_opening_paragraph_draws_on_the_findings_after_it():
+    msg = ("eval の loss が NaN になるのは、attention の logits が fp16 の上限を超えているためです。\n\n"
+           "## Findings\n1. 第 12 層で `max attention logits: 70211.0` となっています (E1)。\n")
+    ev = [Evidence("E1", "layer 12 max attention logits: 70211.0 (fp16 max 65504)\n")]
+    assert decision(analyze(msg, ev)) == "allow"
+    assert decision(analyze(msg)) == "block"

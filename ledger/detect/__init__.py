@@ -537,7 +537,8 @@ def analyze(message, evidence=None, rules=None):
             # "## Summary" states the cause and "## Details" right after it quotes what shows
             # it: the summary draws on the details, when what they cite bears on the claim
             r = rules.for_lang(claim.lang)
-            back = bool(r.follow_on and r.follow_on.search(_unemph(claim.text)))
+            back = bool(r.follow_on and r.follow_on.search(_unemph(claim.text))) \
+                or bool(r.counts_causes and r.counts_causes.search(_unemph(claim.text)))
             details = _details_citations(bi, blocks, rules, claim.lang, back)
             if details is None:
                 continue
@@ -703,6 +704,11 @@ def _details_citations(bi, blocks, rules, lang, back=False):
     while j < len(blocks) and not (blocks[j].kind == "heading" and blocks[j].level < 7):
         j += 1
     if j < len(blocks) and _summary_then_details(bi, j, blocks, rules):
+        prose, material = _section(j, blocks)
+    elif j < len(blocks) and _section_heading(bi, blocks) < 0 and blocks[j].level < 7 \
+            and _either_pack(blocks[j].text, "details_heading", rules):
+        # the message's opening paragraph, under no heading, right before "## Findings": the
+        # summary in all but name
         prose, material = _section(j, blocks)
     elif j < len(blocks) and _opens_subsections(bi, j, blocks):
         # "## Root cause / <the cause in one paragraph> / ### 1. ... / ### 2. ...": the paragraph

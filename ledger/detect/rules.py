@@ -46,7 +46,8 @@ PATTERN_LISTS = {
         "first_person", "no_harm", "practice_end", "culprit",
     ),
     "labels": ("evidence",),
-    "citation": ("evidence_id", "generic_quote", "back_reference", "follow_on", "summary_heading", "details_heading"),
+    "citation": ("evidence_id", "generic_quote", "back_reference", "follow_on", "summary_heading", "details_heading",
+                 "counts_causes"),
 }
 # Grammar lists whose entries, from any pack, apply to sentences of every language.
 BOTH_WAYS = ("list_head", "any_negation", "names_cause", "hedge_stop", "not_a", "what_happened",
