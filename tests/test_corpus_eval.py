@@ -243,9 +243,11 @@ FLOORS = {
     ("ja", "blind107"): (0.94, 0.0),
     ("en", "blind108"): (0.89, 0.0),
     ("ja", "blind108"): (0.97, 0.0),
+    # en_blind109.txt:250, a library's padding explained ("..., so a handful of examples are seen
+    # twice per epoch"), stays blocked: said the same way, it would be a diagnosis
+    ("en", "blind109"): (0.97, 0.024),
+    ("ja", "blind109"): (1.0, 0.0),
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
-    ("en", "blind109"): (0.81, 0.024),
-    ("ja", "blind109"): (0.97, 0.024),
     ("en", "blind110"): (0.87, 0.066),
     ("ja", "blind110"): (0.89, 0.117),
 }
@@ -333,16 +335,9 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            # list, then a paragraph that reads the quoted labels again
                            # (「ラベルが -100 なので、EOS を…学習していません」) quotes nothing
                            ("ja", "blind93"): 1,
-                           # en_blind106.txt:255: under "## Summary" a cause ("starved by the
-                           # input pipeline") that shares no word with what the findings after
-                           # it quote (zero workers, decode time): _bears_on finds no link
-                           ("en", "blind106"): 1,
-                           # held out, not read: one blocked cited answer each at the first run
-                           ("en", "blind109"): 1,
 }
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
 NEGATED_BLOCKED_CEILING = {
-    ("ja", "blind109"): 0.125,  # one of 8 at its first run
     ("ja", "blind110"): 0.112,  # one of 9 at its first run
 }
 

@@ -3963,3 +3963,54 @@ def test_round108_an_opening_paragraph_draws_on_the_findings_after_it():
     ev = [Evidence("E1", "layer 12 max attention logits: 70211.0 (fp16 max 65504)\n")]
     assert decision(analyze(msg, ev)) == "allow"
     assert decision(analyze(msg)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    # a failure that IS a library at a version
+    "the segfault is pyarrow 15 with numpy 2, rebuilding the wheel fixes it",
+    # a step done twice, said with "by"; a part that has been quietly doing something wrong
+    "The reward scale has been silently doubling: the advantages are multiplied by `gamma` twice.",
+    # a culprit in chat, the limit exceeded said as "blow through"
+    "its the ulimit. the default is 1024 open files and the loader workers blow right through it",
+    # the real cause named after a comma, once the suspect is cleared
+    "the tokenizer isn't the problem, it's the collator dropping the last label of every sequence",
+    # sameness across epochs said with "in exactly the same order"
+    "Each epoch draws samples in exactly the same order because the generator is re-seeded every epoch.",
+    # a fix commit whose cause opens on an -ed adjective
+    "fix val loss NaN: masked average divided by zero on batches that were all padding",
+    # Japanese: a finding announced in the clause before it
+    "NaN の原因わかった、loss の mask 掛け忘れてて padding まで平均に入ってた",
+])
+def test_round109_diagnoses_are_caught(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    # the fix itself after the commit's colon
+    "fix val loss NaN: clamped the denominator to 1e-6 in the masked average",
+    # cleared, then the same failure again: no new cause
+    "Not the kernel, it's the same hang with 5.15 and 6.1.",
+    # Japanese: a practice of ours, its motive a failure that would happen otherwise
+    "チェックポイントは rank 0 だけが書くようにしています。全 rank が書くとファイルが重複してしまうためです。",
+])
+def test_round109_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+def test_round109_throughout_is_no_te_form_cause():
+    msg = "リークではないです。`memory_reserved()` は 3 epoch 通して 21.4 GB で一定でした。"
+    kinds = [c.kind for c in analyze(msg).claims]
+    assert "negated" in kinds and "assertion" not in kinds
+
+
+def test_round109_a_summary_in_general_terms_draws_on_specific_details():
+    # "the input pipeline" in the summary, worker count and decode time in the details
+    msg = ("## Summary\nThe step time is dominated by the input pipeline.\n\n"
+           "## Findings\n- The profiler shows `data_time=0.91 step_time=1.02` (E1).\n"
+           "- The config resolves to `num_workers: 1` (E2).\n")
+    ev = [Evidence("E1", "avg data_time=0.91 step_time=1.02\n"), Evidence("E2", "  num_workers: 1\n")]
+    assert decision(analyze(msg, ev)) == "allow"
+    assert decision(analyze(msg)) == "block"
+    # a cause elsewhere is not shown by loader figures
+    other = msg.replace("the input pipeline", "optimizer state being offloaded to the CPU")
+    assert decision(analyze(other, ev)) == "block"

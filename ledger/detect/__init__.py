@@ -764,11 +764,14 @@ def _bears_on(claim, evidence_ids, quotes, checker, r):
     plain = _without_failures(r, claim.text)
     # (and three-letter acronyms: 「原因は CPU 側の前処理律速でした」 is shown by a `top` line)
     words = (_words_of(plain) | {a.lower() for a in _ACRONYM.findall(plain)}) - _COMMON
-    if not words:
-        return False
     texts = [q.lower() for q in quotes]
     texts += [checker.output_of(eid).lower() for eid in evidence_ids]
-    return any(w in t for w in words for t in texts)
+    if any(w in t for w in words for t in texts):
+        return True
+    # the summary in general terms, the details in specifics: "limited by the input pipeline"
+    # and `num_workers: 2` (citation.related_terms, one group per entry)
+    groups = r.related_terms.each() if r.related_terms else ()
+    return any(g.search(plain) and any(g.search(t) for t in texts) for g in groups)
 
 
 def _summary_then_details(bi, j, blocks, rules):

@@ -184,7 +184,7 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
         and (r.negated.search(prev_plain) or r.unknown.search(prev_plain) or r.hedge.search(prev_plain)
              # (a failure in a generic condition is no failure of this sentence: 「平均だけだと外れ値に
              # 引っ張られるせいで、体感と合わなくなるからです」)
-             or ((not own_failure or (r.generic_when and r.generic_when.search(text))) and not (r.defect and r.defect.search(text))
+             or ((not own_failure or (r.generic_when and r.generic_when.search(text))) and not _real_defect(r, text)
                  # 「issue に貼ってください。再現の手がかりになるためです。」: why to do as asked
                  and ((r.own_action and r.own_action.search(prev_plain)) or r.rationale.search(prev_plain)
                       or r.instruction.search(prev_plain) or _practice(r, prev_plain)))))
@@ -425,6 +425,16 @@ def _on_the_matter(r, plain, m):
     """Is the cue `m` in the tail of 「<failure>の件、<tail>」, the failure named as the matter?"""
     head, sep, _ = _partition(_MATTER, plain)
     return bool(sep) and m.start() >= len(head) + len(sep) and bool(failure_term(r, head))
+
+
+def _real_defect(r, text):
+    """A defect in `text` that is not only the outcome of a generic condition: in 「全 rank から
+    送ると run が重複してしまうためです」 the duplication is what would happen, not what did."""
+    d = r.defect.search(text) if r.defect else None
+    if d is None:
+        return False
+    g = r.generic_when.search(text) if r.generic_when else None
+    return not (g is not None and d.end() > g.end())
 
 
 def _practice(r, text):
