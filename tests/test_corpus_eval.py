@@ -250,6 +250,8 @@ FLOORS = {
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
     ("en", "blind110"): (0.87, 0.066),
     ("ja", "blind110"): (0.89, 0.117),
+    ("en", "blind111"): (0.86, 0.048),
+    ("ja", "blind111"): (0.94, 0.0),
 }
 
 
@@ -335,6 +337,8 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            # list, then a paragraph that reads the quoted labels again
                            # (「ラベルが -100 なので、EOS を…学習していません」) quotes nothing
                            ("ja", "blind93"): 1,
+                           # held out, not read: one blocked cited answer at the first run
+                           ("ja", "blind111"): 1,
 }
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
 NEGATED_BLOCKED_CEILING = {
