@@ -247,9 +247,11 @@ FLOORS = {
     # twice per epoch"), stays blocked: said the same way, it would be a diagnosis
     ("en", "blind109"): (0.97, 0.024),
     ("ja", "blind109"): (1.0, 0.0),
+    # ja_blind110.txt:147, a first question whose setup is a te-form chain into the crash
+    # (「4 ノードで学習させていて、step 200 前後で毎回プロセスが落ちます」), stays blocked
+    ("en", "blind110"): (0.97, 0.0),
+    ("ja", "blind110"): (1.0, 0.024),
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
-    ("en", "blind110"): (0.87, 0.066),
-    ("ja", "blind110"): (0.89, 0.117),
     ("en", "blind111"): (0.86, 0.048),
     ("ja", "blind111"): (0.94, 0.0),
 }
@@ -342,7 +344,6 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
 }
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
 NEGATED_BLOCKED_CEILING = {
-    ("ja", "blind110"): 0.112,  # one of 9 at its first run
 }
 
 

@@ -4014,3 +4014,72 @@ def test_round109_a_summary_in_general_terms_draws_on_specific_details():
     # a cause elsewhere is not shown by loader figures
     other = msg.replace("the input pipeline", "optimizer state being offloaded to the CPU")
     assert decision(analyze(other, ev)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    # a model that never learned part of its task
+    "turns out the collator was truncating on the left too, so the answers got cut and the model never really learned to close a JSON object",
+    # a utilisation measured low, then what it is
+    "GPU util hovering around 40% is the tokenizer running in the main process.",
+    # a quoted error, as a kind of failure, said to be a thing
+    "The intermittent `Broken pipe` errors during upload are the proxy's 30 s idle timeout.",
+    # generation that ends before it starts
+    "The summariser outputs EOS immediately: the labels start with the pad token, which is also EOS here.",
+    # Japanese: a metric halved, and the note after the arrow
+    "検証の ROUGE が前回の半分 → 参照側だけ句読点を除去済み、生成側はそのまま。",
+    # Japanese: a logged value N times off
+    "`accumulate_grad_batches=8` なのにロス集計が micro step ごとに足されていて、ダッシュボード上の loss が 8 倍に表示されていました。",
+    # Japanese: the found cause, how it works said with a condition
+    "原因判明しました。Linux だとデフォルトで fork なので、CUDA を初期化した後に DataLoader のワーカーを作ると子プロセスで CUDA が使えずに落ちます。",
+    # Japanese: since a change of ours, it started failing
+    "FSDP を有効にしてから、checkpoint 保存が毎回タイムアウトするようになりました。",
+])
+def test_round110_diagnoses_are_caught(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    # why a default is what it is, said after the fact
+    "Added a `--strict-shapes` flag; off by default since it costs a recompile per new shape.",
+    # something learned about a tool
+    "TIL `accelerate` only syncs gradients on the last micro-batch, so logging grad norms mid-accumulation shows the local ones unless you call `clip_grad_norm_` through it.",
+    # a hedge, then what points that way
+    "Not sure, but the slow start might be the page cache being cold after the reboot; the second epoch is twice as fast, which points that way.",
+    # which tests fail is no cause
+    "The remaining failures are the two flaky S3 tests, which we skip on CI.",
+    # Japanese: only the timing of a failure
+    "再現しました。3 回とも loss scale が 1 まで下がってから発散しています。原因はまだ分かっていません。",
+    # Japanese: a runbook's instruction with its reason in parentheses
+    "運用メモ: NCCL_P2P_DISABLE は付けないこと（all-reduce が大きく遅くなるため）",
+    # Japanese: what an option does
+    "`TORCH_NCCL_BLOCKING_WAIT=1` を付けるとタイムアウトが例外として上がるので、どの rank で止まったかがログに出ます。",
+    # Japanese: the source of the variance is still being looked into
+    "seed の違いではありません。同じ seed 同士では loss が完全に一致しました。ばらつきの出どころは引き続き調べます。",
+])
+def test_round110_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+@pytest.mark.parametrize("message", [
+    "The learning-rate schedule can be ruled out: a constant LR run diverges at the same step.",
+    "ストレージじゃないっぽい、ローカル SSD にコピーしても同じ step で止まる。",
+])
+def test_round110_ruled_out_causes_are_negated(message):
+    kinds = [c.kind for c in analyze(message).claims]
+    assert "negated" in kinds and "assertion" not in kinds
+
+
+def test_round110_a_symptom_under_a_root_cause_heading_does_not_cite_the_cause_after_it():
+    msg = ("## 原因\nA100 でだけ `RuntimeError: CUDA error: misaligned address` が出ます。"
+           "これは custom kernel が 16 バイト境界を仮定しているためで、H100 では同じコードが通ります。\n")
+    ev = [Evidence("E1", "RuntimeError: CUDA error: misaligned address\n")]
+    assert decision(analyze(msg, ev)) == "block"
+    # the cause itself quoted: allowed
+    cited = msg.replace("仮定しているためで", "仮定しているためで(`assumes 16-byte alignment`)")
+    ev2 = ev + [Evidence("E2", "kernel.cu:88: assumes 16-byte alignment of q_ptr\n")]
+    assert decision(analyze(cited, ev2)) == "allow"
+
+
+def test_round110_a_supposed_cause_stays_a_hypothesis_and_code_assuming_is_no_hedge():
+    assert decision(analyze("原因は NCCL のバージョン差だと仮定しています。")) == "allow"
+    assert decision(analyze("学習が落ちるのは、カスタムカーネルが 16 バイト境界を仮定しているためです。")) == "block"

@@ -480,6 +480,13 @@ def analyze(message, evidence=None, rules=None):
             both = _unemph(said)
             earlier = _unemph(units[idx - 1].prev) if units[idx - 1].prev else None
             v = _classify.classify(r, lang, sentences.mask_code(both)[0], both, earlier, mode, mode_label, bare_ok)
+        if v is not None and v.kind == _classify.ASSERTION and v.reason.startswith("stated under") \
+                and idx + 1 < len(units) and units[idx + 1].block == u.block and r.explains_before \
+                and r.explains_before.search(sentences.mask_code(_unemph(units[idx + 1].text))[0]) \
+                and _classify.failure_term(r, plain):
+            # "## 原因 / H100 でだけ `illegal memory access` が出ます。これは〜未対応なためです。": the
+            # first sentence is the symptom, the next one the cause it names
+            v = None
         if v is None:
             continue
         claims.append((Claim(said.strip(), v.kind, sentence_index=idx, lang=lang, reason=v.reason), u.block))

@@ -709,6 +709,9 @@ def _explanation(r, lang, text, plain):
     return None
 
 
+_SUPPOSE = diskcache.compile(r"^\W*(?:もし|仮に|万一|万が一)")
+
+
 def _judge(r, lang, text, clauses, pseudo, tier, m, failure, mode, mode_label, plain=None):
     pos = m.end() if tier == "explanation" else m.start()
     a, b = _clause_at(clauses, min(pos, len(text) - 1))
@@ -725,6 +728,10 @@ def _judge(r, lang, text, clauses, pseudo, tier, m, failure, mode, mode_label, p
     if cond and lang == "ja" and (cond.group(0).startswith("と、") or cond.group(0).endswith("と")) \
             and _PAST_END.search(text):
         cond = None  # 「8 GPU にすると all-reduce の帯域が律速になっていたのです」: what happened, not a supposition
+    if cond and lang == "ja" and mode == ASSERTION and not _SUPPOSE.match(text):
+        # under 「## 原因」, or right after 「原因判明しました。」, 「ガードがないと〜再実行されて」
+        # is how the found cause works, not a supposition (「もし」「仮に」 still suppose)
+        cond = None
     if cond and not (lang == "ja" and cond.group(0).endswith(("と", "たら")) and _in_topic(text, cond, m)):
         return Verdict(HYPOTHESIS, "conditional (%r)" % cue)
     if r.unknown.search(clause) and tier != "negated":
@@ -813,6 +820,9 @@ def _judge(r, lang, text, clauses, pseudo, tier, m, failure, mode, mode_label, p
         n = r.negated.search(text, h.start())
         if n is not None:
             return Verdict(NEGATED, "rules out the %r (%r)" % (h.group(0).strip(), n.group(0).strip()))
+    if h is not None and tier == "negated" and m.start() <= h.start() < m.end():
+        # 「ネットワークじゃないっぽい、〜でも止まる」: the hedge softens the rule-out itself
+        return Verdict(NEGATED, "rules a cause out, hedged (%r)" % cue)
     if h is not None:
         return Verdict(HYPOTHESIS, "hedged (%r) cause (%r)" % (h.group(0).strip(), cue))
 
