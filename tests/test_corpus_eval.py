@@ -251,9 +251,9 @@ FLOORS = {
     # (「4 ノードで学習させていて、step 200 前後で毎回プロセスが落ちます」), stays blocked
     ("en", "blind110"): (0.97, 0.0),
     ("ja", "blind110"): (1.0, 0.024),
+    ("en", "blind111"): (1.0, 0.0),
+    ("ja", "blind111"): (1.0, 0.0),
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
-    ("en", "blind111"): (0.86, 0.048),
-    ("ja", "blind111"): (0.94, 0.0),
     ("en", "blind112"): (0.78, 0.048),
     ("ja", "blind112"): (0.95, 0.047),
 }
@@ -341,8 +341,12 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            # list, then a paragraph that reads the quoted labels again
                            # (「ラベルが -100 なので、EOS を…学習していません」) quotes nothing
                            ("ja", "blind93"): 1,
-                           # held out, not read: one blocked cited answer at the first run
+                           # ja_blind111.txt:288: under "## Summary" only the announcement
+                           # (「〜件の原因を特定しました」); the findings follow in sibling sections
+                           # "## 1." / "## 2." whose sentences claim nothing, so it has no cited
+                           # finding to draw on
                            ("ja", "blind111"): 1,
+                           # held out, not read: blocked cited answers at the first run
                            ("ja", "blind112"): 3,
 }
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.

@@ -4083,3 +4083,52 @@ def test_round110_a_symptom_under_a_root_cause_heading_does_not_cite_the_cause_a
 def test_round110_a_supposed_cause_stays_a_hypothesis_and_code_assuming_is_no_hedge():
     assert decision(analyze("原因は NCCL のバージョン差だと仮定しています。")) == "allow"
     assert decision(analyze("学習が落ちるのは、カスタムカーネルが 16 バイト境界を仮定しているためです。")) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    # a result said to be an artefact
+    "The NDCG@10 gain on the new split is leakage: the same sessions appear in train and test.",
+    # a fine-tuned model that behaves like the base one
+    "That's why the tuned model scores the same as the base — the export saves the wrapper's base model, so the adapter weights are dropped.",
+    # a value off by a factor, and what our code does after the dash
+    "Reported throughput is 4x too high — we count padded tokens and then the logger multiplies by world size again.",
+    # a step of training that never happens, then the defect
+    "Warmup never kicks in. `scheduler.step()` runs once per epoch instead of once per optimizer step.",
+    # a tail latency that doubled, explained after a semicolon
+    "p95 doubled after the cache change; every request now rebuilds the tokenizer.",
+    # Japanese: the cause in a nominal ending
+    "eval 時に model.eval() を呼んでいなかったのが精度低下の原因。",
+])
+def test_round111_diagnoses_are_caught(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    # how two parts work together, and what follows from it as intended
+    "How DeepSpeed stage 2 interacts with gradient clipping here: the norm is computed on the partitioned grads after the reduce. That's why the log shows one NCCL call per step before the clip — it's by design.",
+    # a part doing what it is built to do
+    "DistributedSampler pads the index list so that each rank receives the same number of samples, which is why a few examples are evaluated twice unless you trim them.",
+    "This isn't it, sorry — wrong thread.",
+])
+def test_round111_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+@pytest.mark.parametrize("message", [
+    "the dataloader isn't it. swapped in a synthetic dataset and the step time is unchanged",
+    "Batch size doesn't explain the gap: both runs use 256 per step.",
+    "I doubt the driver is to blame: the same image runs fine on the old nodes.",
+])
+def test_round111_ruled_out_causes_are_negated(message):
+    kinds = [c.kind for c in analyze(message).claims]
+    assert "negated" in kinds and "assertion" not in kinds
+
+
+def test_round111_an_id_beside_a_symptom_does_not_cite_a_cause_its_output_never_mentions():
+    msg = ("学習 loss が NaN になっています: `step 120 loss=nan` (E1)。"
+           "原因は tokenizer の語彙外 ID が埋め込み層の範囲を超えていることです。")
+    log = Evidence("E1", "step 119 loss=3.10\nstep 120 loss=nan\n")
+    assert decision(analyze(msg, [log])) == "block"
+    # an id whose output does show what the claim names still cites it
+    shows = Evidence("E1", "step 120 loss=nan\nwarning: token id 50311 exceeds embedding size 50257 (tokenizer vocab)\n")
+    assert decision(analyze(msg, [shows])) == "allow"

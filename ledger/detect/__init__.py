@@ -511,7 +511,7 @@ def analyze(message, evidence=None, rules=None):
                 if key not in scopes:
                     last = claim.sentence_index + 1 >= len(units) or units[claim.sentence_index + 1].block != bi
                     scopes[key] = _sentence_citations(claim.text, bi, blocks, rules, claim.lang, last)
-            elif _symptom_quotes_before(claim, bi, units, claim_at, rules):
+            elif _symptom_quotes_before(claim, bi, units, claim_at, rules, checker):
                 # "The run dies with `CUDA out of memory ...` at the first eval. The reason is
                 # that the eval batch is derived from ...": the quote shows the symptom, in a
                 # sentence that claims nothing; the cause after it cites from its own sentence on
@@ -853,10 +853,14 @@ def _scope_citations(bi, blocks, rules, lang):
     return _citations(prose, material, rules.for_lang(lang))
 
 
-def _symptom_quotes_before(claim, bi, units, claim_at, rules):
+_EID = diskcache.compile(r"\bE\d+\b")
+
+
+def _symptom_quotes_before(claim, bi, units, claim_at, rules, checker=None):
     """Are the quotes of the claim's block before it only error messages, in sentences that
-    claim nothing (the symptom), with at least one there and no evidence id? Then they show
-    what failed, not the cause the claim names after them."""
+    claim nothing (the symptom), with at least one there, and no evidence id whose output shares
+    a word with the claim? Then they show what failed, not the cause the claim names after
+    them."""
     idx = claim.sentence_index
     found = False
     j = idx - 1
@@ -866,7 +870,14 @@ def _symptom_quotes_before(claim, bi, units, claim_at, rules):
         # (a quote too short to cite anything, `generate()`, neither shows a cause nor a symptom)
         quoted = [q for q in quotes_in(text) if not _uncitable(q, r)]
         if r.evidence_id.search(text):
-            return False  # an id names a whole output: it may hold the cause too
+            # an id names a whole output: it may hold the cause too, unless nothing in it bears
+            # on the claim (「loss が NaN になっています: `step 3417 loss=nan` (E1)。原因は長さ 0
+            # の音声ファイルが…」: E1 is the training log, the symptom)
+            ids = {i for m in r.evidence_id.finditer(text) for i in _EID.findall(m.group(0))}
+            said = _words_of(_without_failures(r, claim.text)) - _COMMON
+            if checker is None or not ids or any(
+                    w in checker.output_of(i).lower() for i in ids for w in said):
+                return False
         if quoted:
             # only error messages: a quote of anything else (an address, a config line, a
             # profile) is evidence the claim after it may draw on

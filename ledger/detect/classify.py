@@ -753,6 +753,15 @@ def _judge(r, lang, text, clauses, pseudo, tier, m, failure, mode, mode_label, p
         ro = r.rationale.search(text[:m.start()])
         if ro is not None and ro.start() == 0 and not failure_term(r, ro.group(0)):
             return None  # (not 「seed を固定しても再現しないのは、」: a failure as the topic)
+    if lang == "en" and tier in ("result", "connective"):
+        # "DistributedSampler pads the dataset so every rank gets the same number of samples,
+        # which is why ...": a sentence that opens as how a part is built to work explains what
+        # that entails
+        # (only a rationale that opens the sentence with its own purpose "so": not "The reason
+        # we X rather than Y is ...", which the connective checks read)
+        ro = r.rationale.search(text)
+        if ro is not None and ro.start() <= 2 and " so " in ro.group(0):
+            return None
     if tier == "connective" and lang == "ja" and plain and m.group(0).startswith("によ") and _names_error(r, text, plain, m):
         return None  # 「`NCCL timeout` により落ちました」: the error's name says how it failed, not why
     # (the failure words read in the plain text, same offsets: 「`loss nan` になって止まりました」)
