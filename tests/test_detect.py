@@ -4132,3 +4132,50 @@ def test_round111_an_id_beside_a_symptom_does_not_cite_a_cause_its_output_never_
     # an id whose output does show what the claim names still cites it
     shows = Evidence("E1", "step 120 loss=nan\nwarning: token id 50311 exceeds embedding size 50257 (tokenizer vocab)\n")
     assert decision(analyze(msg, [shows])) == "allow"
+
+
+@pytest.mark.parametrize("message", [
+    # a mechanism named right after the failure, with "That's"
+    "Host memory climbs 1 GB an hour in each worker. That's copy-on-write: every refcount touch dirties a shared page.",
+    # the kind of culprit, named alone, then the failure
+    "this is a kernel thing. 5.4 kernels can't pin that much memory, upgrade the node and the loader stops crashing",
+    # a chat opener is no word of the head
+    "fyi the accuracy numbers in the weekly report were wrong — the eval job reads the checkpoint before the last sync.",
+    # a service that keeps dying
+    "The inference pods restart on every deploy because the readiness probe times out before the weights load.",
+    # a measured duration as the failure subject
+    "The 25 s cold start is the container pulling the 14 GB image on every scale-up.",
+])
+def test_round112_diagnoses_are_caught(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "Neither is wrong; the two configs serve different hardware.",
+    "Due to the release freeze the driver upgrade waits until March, so please don't build images against CUDA 12.6 yet.",
+    "すみません、今日は移動日なので DataLoader の件は明日の午前中に見ます",
+    "予算が限られているので、まずは 3B で試して、精度が足りなければ 7B を検討する方針です。",
+    "ホストメモリが足りていない件は、コールドスタートだけ 30 秒かかるのとは別件です。",
+])
+def test_round112_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+@pytest.mark.parametrize("message", [
+    "Seed variance can't account for the gap: five seeds land within 0.2 of each other.",
+    "The fp8 matmuls aren't what hurts the eval score: the bf16 run scores the same.",
+    "I don't think it's the kernel version — the old kernel hangs at the same step.",
+    "I don't think this is the driver. Both drivers show the same drop, so the driver can be ruled out.",
+])
+def test_round112_ruled_out_causes_are_negated(message):
+    kinds = [c.kind for c in analyze(message).claims]
+    assert "negated" in kinds and "assertion" not in kinds
+
+
+def test_round112_an_opening_conclusion_draws_on_the_paragraph_of_evidence_after_it():
+    msg = ("学習ジョブが起動直後に落ちる件、イメージの CUDA がノードのドライバより新しいのが原因です。\n\n"
+           "起動時に `CUDA driver version is insufficient` で落ちており (E1)、ノードのドライバは 470 系でした (E2)。\n")
+    ev = [Evidence("E1", "RuntimeError: CUDA driver version is insufficient for CUDA runtime version\n"),
+          Evidence("E2", "Driver Version: 470.182.03\n")]
+    assert decision(analyze(msg, ev)) == "allow"
+    assert decision(analyze(msg.split("\n\n")[0])) == "block"

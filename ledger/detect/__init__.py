@@ -707,6 +707,15 @@ def _details_citations(bi, blocks, rules, lang, back=False):
     details section after a summary ("## Summary" then "## Details", 「## 概要」 then 「## 詳細」),
     the subsections of the section it opens, or the findings before a root cause; or None.
     `back`: the claim opens by pointing at what came before (「この 2 つが重なって」)."""
+    opening = bi == 0 or (bi == 1 and blocks[0].kind == "heading")
+    if opening and blocks[bi].kind == "para" and bi + 1 < len(blocks) and blocks[bi + 1].kind == "para":
+        # 「Pod が CrashLoopBackOff になっていた件、ドライバが古いのが原因です。」 as the message's
+        # opening paragraph, then a paragraph that shows it with evidence ids (E1, E2): the
+        # conclusion first, its grounds right after
+        nxt = blocks[bi + 1]
+        r = rules.for_lang(lang)
+        if r.evidence_id and r.evidence_id.search(_unemph(nxt.text)):
+            return _citations([nxt.text], list(nxt.codes), r)
     j = bi + 1
     while j < len(blocks) and not (blocks[j].kind == "heading" and blocks[j].level < 7):
         j += 1

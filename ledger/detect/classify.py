@@ -315,8 +315,8 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
     # (a cause frame in it still claims: "Not the loader. The real cause is the optimizer step.")
     after_ruled_out = bool(prev_plain and r.control and r.negated.search(prev_plain) and r.control.search(text))
     for tier, m in sorted(cues, key=lambda c: c[1].start()):
-        if after_ruled_out and tier != "frame":
-            continue
+        if after_ruled_out and tier not in ("frame", "negated"):
+            continue  # (the control may rule the cause out in words of its own: "so X can be ruled out")
         if ruled_upto is not None and m.start() >= ruled_upto and _control(r, text, clauses, ruled_upto, m):
             continue
         v = _judge(r, lang, text, clauses, pseudo, tier, m, failure, mode, mode_label, plain)
@@ -555,6 +555,7 @@ def stated(r, text):
 _ANAPHORIC_START = diskcache.compile(r"\s*(?:[Tt]hose|[Tt]hese)\s+[a-z]")
 # "Loss sat at 10.37 (≈ ln 32000) for the whole run": a parenthesis is not part of the head
 _PAREN = diskcache.compile(r"\([^()]*\)")
+_CHAT_OPENERS = frozenset(("fyi", "btw", "fwiw", "so", "ok", "okay", "update", "also", "ps", "hey", "yeah", "yep", "tl;dr", "tldr", "edit", "ah", "oh"))
 _NUMBER = diskcache.compile(r"[~≈<>]?[\d.,:%x×/+-]*\d[\d.,:%x×/+-]*")
 _LOCATED = diskcache.compile(r"\w\s+(?:on|in|at|during|after|since|under)\s+(?:the|a|an|our|every|each|all|its|this|that)\s")
 _UNIT = diskcache.compile(r"[A-Za-zµ/%]{1,6}[.,]?")
@@ -627,6 +628,9 @@ def _explanation(r, lang, text, plain):
             # upgrade — ..."); before a semicolon a long measured head is followed by more of the
             # same ("Loss goes from 2.31 to nan between step 880 and step 881; the repro is ...").
             words = _PAREN.sub("", head).split()
+            # ("fyi the eval numbers ... were wrong all week — ...": a chat opener is no word of it)
+            while words and words[0].lower().strip(",:!") in _CHAT_OPENERS:
+                words = words[1:]
             if m.group(0).strip() != ";":
                 words = _without_numbers(words)
             # "`CUDA error: no kernel image is available ...` — the wheel doesn't ship sm_90
