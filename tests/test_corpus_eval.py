@@ -243,9 +243,7 @@ FLOORS = {
     ("ja", "blind107"): (0.94, 0.0),
     ("en", "blind108"): (0.89, 0.0),
     ("ja", "blind108"): (0.97, 0.0),
-    # en_blind109.txt:250, a library's padding explained ("..., so a handful of examples are seen
-    # twice per epoch"), stays blocked: said the same way, it would be a diagnosis
-    ("en", "blind109"): (0.97, 0.024),
+    ("en", "blind109"): (0.97, 0.0),
     ("ja", "blind109"): (1.0, 0.0),
     # ja_blind110.txt:147, a first question whose setup is a te-form chain into the crash
     # (「4 ノードで学習させていて、step 200 前後で毎回プロセスが落ちます」), stays blocked
@@ -258,6 +256,8 @@ FLOORS = {
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
     ("en", "blind113"): (0.86, 0.072),
     ("ja", "blind113"): (0.9, 0.047),
+    ("en", "blind114"): (0.76, 0.048),
+    ("ja", "blind114"): (0.92, 0.0),
 }
 
 
@@ -353,6 +353,7 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
 NEGATED_BLOCKED_CEILING = {
     ("en", "blind113"): 0.125,  # one of 8 at its first run
+    ("ja", "blind114"): 0.125,  # one of 8 at its first run
 }
 
 
