@@ -253,9 +253,9 @@ FLOORS = {
     ("ja", "blind111"): (1.0, 0.0),
     ("en", "blind112"): (0.92, 0.0),
     ("ja", "blind112"): (0.97, 0.0),
+    ("en", "blind113"): (1.0, 0.0),
+    ("ja", "blind113"): (0.97, 0.0),
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
-    ("en", "blind113"): (0.86, 0.072),
-    ("ja", "blind113"): (0.9, 0.047),
     ("en", "blind114"): (0.76, 0.048),
     ("ja", "blind114"): (0.92, 0.0),
 }
@@ -352,7 +352,6 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
 }
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
 NEGATED_BLOCKED_CEILING = {
-    ("en", "blind113"): 0.125,  # one of 8 at its first run
     ("ja", "blind114"): 0.125,  # one of 8 at its first run
 }
 

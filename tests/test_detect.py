@@ -4179,3 +4179,38 @@ def test_round112_an_opening_conclusion_draws_on_the_paragraph_of_evidence_after
           Evidence("E2", "Driver Version: 470.182.03\n")]
     assert decision(analyze(msg, ev)) == "allow"
     assert decision(analyze(msg.split("\n\n")[0])) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "The robotic arm's jitter is a control-rate mismatch: the policy runs at 10 Hz but the controller expects 50 Hz.",
+    "The 3x step time since the upgrade is XLA recompiling for every new sequence length.",
+    "crash is bc the container only has the sm_80 kernels and this box is sm_90",
+    "Nondeterminism in the eval is index_add_ on CUDA; atomic adds are order-dependent.",
+    "`RESOURCE_EXHAUSTED` on the pod slice is down to the activations being kept for the whole sequence.",
+    "生成結果の最後に変な記号が並ぶのは eos_token の設定漏れのせいです。",
+    "再開すると学習率が初期値に戻る → optimizer の state しか保存していなかった。",
+    "int4 にしたら精度がガタ落ちしたの、calibration データが英語だけだったせいだね。",
+])
+def test_round113_diagnoses_are_caught(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "The 16-node job hung again at step 9,120 — last log line from rank 77 is the eval at step 9,000.",
+    "`torch.cuda.empty_cache()` only releases cached blocks; it doesn't free tensors you still hold, so nvidia-smi drops while allocated memory stays put.",
+    "We don't know yet why the kernel restarts at the fit cell; there's no traceback, and the node logs are blocked on the managed service.",
+    "- 入力チェックを pydantic に移したことで、エラーメッセージの形式が統一されます",
+    "32 スレッドは p99 が悪化するので、本番は 16 スレッドで行きます。",
+])
+def test_round113_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+@pytest.mark.parametrize("message", [
+    "Rolled the kernel back: the old one gives the same step time, so the kernel is off the table.",
+    "Not a leak — allocated memory is flat for 10k steps, so whatever triggers the OOM, it isn't accumulation.",
+    "The warmup length isn't what's hurting recall: 500, 1000 and 2000 steps all land within 0.1.",
+])
+def test_round113_ruled_out_causes_are_negated(message):
+    kinds = [c.kind for c in analyze(message).claims]
+    assert "negated" in kinds and "assertion" not in kinds

@@ -742,6 +742,12 @@ def _judge(r, lang, text, clauses, pseudo, tier, m, failure, mode, mode_label, p
         # (a cause ruled out is still ruled out when the real one is not known yet: "Seeds aren't
         # why the runs differ: ..., so it comes from somewhere we haven't found yet")
         return None
+    u0 = r.unknown.search(text[: clauses[0][1]]) if tier not in ("negated", "frame") else None
+    if u0 is not None and u0.start() <= 12 and a > clauses[0][0] \
+            and not (r.contrast and _within(r.contrast, text, u0.end(), m.start())):
+        # "We don't know yet why the kernel dies; there's no traceback, and dmesg is blocked on
+        # the managed hub": what follows an opening "not known yet" says why it is not known
+        return None
     if tier != "frame" and r.instruction.search(body):
         return None
     if tier == "connective" and _rationale(r, lang, text, clause, a, m):
