@@ -862,9 +862,6 @@ def _scope_citations(bi, blocks, rules, lang):
     return _citations(prose, material, rules.for_lang(lang))
 
 
-_EID = diskcache.compile(r"\bE\d+\b")
-
-
 def _symptom_quotes_before(claim, bi, units, claim_at, rules, checker=None):
     """Are the quotes of the claim's block before it only error messages, in sentences that
     claim nothing (the symptom), with at least one there, and no evidence id whose output shares
@@ -882,7 +879,7 @@ def _symptom_quotes_before(claim, bi, units, claim_at, rules, checker=None):
             # an id names a whole output: it may hold the cause too, unless nothing in it bears
             # on the claim (「loss が NaN になっています: `step 3417 loss=nan` (E1)。原因は長さ 0
             # の音声ファイルが…」: E1 is the training log, the symptom)
-            ids = {i for m in r.evidence_id.finditer(text) for i in _EID.findall(m.group(0))}
+            ids = _ids_in([text], r)
             said = _words_of(_without_failures(r, claim.text)) - _COMMON
             if checker is None or not ids or any(
                     w in checker.output_of(i).lower() for i in ids for w in said):

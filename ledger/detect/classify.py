@@ -555,7 +555,6 @@ def stated(r, text):
 _ANAPHORIC_START = diskcache.compile(r"\s*(?:[Tt]hose|[Tt]hese)\s+[a-z]")
 # "Loss sat at 10.37 (≈ ln 32000) for the whole run": a parenthesis is not part of the head
 _PAREN = diskcache.compile(r"\([^()]*\)")
-_CHAT_OPENERS = frozenset(("fyi", "btw", "fwiw", "so", "ok", "okay", "update", "also", "ps", "hey", "yeah", "yep", "tl;dr", "tldr", "edit", "ah", "oh"))
 _NUMBER = diskcache.compile(r"[~≈<>]?[\d.,:%x×/+-]*\d[\d.,:%x×/+-]*")
 _LOCATED = diskcache.compile(r"\w\s+(?:on|in|at|during|after|since|under)\s+(?:the|a|an|our|every|each|all|its|this|that)\s")
 _UNIT = diskcache.compile(r"[A-Za-zµ/%]{1,6}[.,]?")
@@ -627,10 +626,9 @@ def _explanation(r, lang, text, plain):
             # is not a word of the head's length ("p99 went from 180 ms to 410 ms after the
             # upgrade — ..."); before a semicolon a long measured head is followed by more of the
             # same ("Loss goes from 2.31 to nan between step 880 and step 881; the repro is ...").
-            words = _PAREN.sub("", head).split()
             # ("fyi the eval numbers ... were wrong all week — ...": a chat opener is no word of it)
-            while words and words[0].lower().strip(",:!") in _CHAT_OPENERS:
-                words = words[1:]
+            opener = r.chat_opener.search(head) if r.chat_opener else None
+            words = _PAREN.sub("", head[opener.end():] if opener else head).split()
             if m.group(0).strip() != ";":
                 words = _without_numbers(words)
             # "`CUDA error: no kernel image is available ...` — the wheel doesn't ship sm_90
@@ -713,9 +711,6 @@ def _explanation(r, lang, text, plain):
     return None
 
 
-_SUPPOSE = diskcache.compile(r"^\W*(?:もし|仮に|万一|万が一)")
-
-
 def _judge(r, lang, text, clauses, pseudo, tier, m, failure, mode, mode_label, plain=None):
     pos = m.end() if tier == "explanation" else m.start()
     a, b = _clause_at(clauses, min(pos, len(text) - 1))
@@ -732,7 +727,7 @@ def _judge(r, lang, text, clauses, pseudo, tier, m, failure, mode, mode_label, p
     if cond and lang == "ja" and (cond.group(0).startswith("と、") or cond.group(0).endswith("と")) \
             and _PAST_END.search(text):
         cond = None  # 「8 GPU にすると all-reduce の帯域が律速になっていたのです」: what happened, not a supposition
-    if cond and lang == "ja" and mode == ASSERTION and not _SUPPOSE.match(text):
+    if cond and lang == "ja" and mode == ASSERTION and not (r.supposition and r.supposition.search(text)):
         # under 「## 原因」, or right after 「原因判明しました。」, 「ガードがないと〜再実行されて」
         # is how the found cause works, not a supposition (「もし」「仮に」 still suppose)
         cond = None
