@@ -227,20 +227,20 @@ FLOORS = {
     ("ja", "blind99"): (0.97, 0.0),
     ("en", "blind100"): (0.97, 0.0),
     ("ja", "blind100"): (0.97, 0.0),
-    ("en", "blind101"): (0.84, 0.0),
+    ("en", "blind101"): (0.86, 0.0),
     ("ja", "blind101"): (0.97, 0.0),
     ("en", "blind102"): (0.89, 0.0),
     ("ja", "blind102"): (1.0, 0.0),
     ("en", "blind103"): (0.89, 0.0),
     ("ja", "blind103"): (1.0, 0.0),
     ("en", "blind104"): (0.92, 0.0),
-    ("ja", "blind104"): (0.97, 0.0),
+    ("ja", "blind104"): (1.0, 0.0),
     ("en", "blind105"): (0.97, 0.0),
     ("ja", "blind105"): (0.97, 0.0),
     ("en", "blind106"): (0.94, 0.0),
     ("ja", "blind106"): (1.0, 0.0),
     ("en", "blind107"): (0.97, 0.0),
-    ("ja", "blind107"): (0.94, 0.0),
+    ("ja", "blind107"): (0.97, 0.0),
     ("en", "blind108"): (0.89, 0.0),
     ("ja", "blind108"): (0.97, 0.0),
     ("en", "blind109"): (0.97, 0.0),
@@ -255,9 +255,9 @@ FLOORS = {
     ("ja", "blind112"): (0.97, 0.0),
     ("en", "blind113"): (1.0, 0.0),
     ("ja", "blind113"): (0.97, 0.0),
+    ("en", "blind114"): (1.0, 0.0),
+    ("ja", "blind114"): (1.0, 0.0),
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
-    ("en", "blind114"): (0.76, 0.048),
-    ("ja", "blind114"): (0.92, 0.0),
     ("en", "blind115"): (0.84, 0.048),
     ("ja", "blind115"): (0.97, 0.024),
 }
@@ -354,7 +354,6 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
 }
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
 NEGATED_BLOCKED_CEILING = {
-    ("ja", "blind114"): 0.125,  # one of 8 at its first run
     ("en", "blind115"): 0.125,  # one of 8 at its first run
     ("ja", "blind115"): 0.125,  # one of 8 at its first run
 }

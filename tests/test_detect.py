@@ -4214,3 +4214,52 @@ def test_round113_non_claims_pass(message):
 def test_round113_ruled_out_causes_are_negated(message):
     kinds = [c.kind for c in analyze(message).claims]
     assert "negated" in kinds and "assertion" not in kinds
+
+
+@pytest.mark.parametrize("message", [
+    "Checkpoint divergence at 12k: the EMA decay is 0 in the resumed config.",
+    "fyi the benchmark numbers from last night are useless, the runner ran with the kv cache disabled so every token recomputed the prefix.",
+    "The bf16 and fp32 evals disagree because the softmax is computed in bf16 before the mask is applied.",
+    "Loss differs between the 2- and 4-node runs because the sampler drops a different tail on each world size.",
+    "The 502s under load come from the gateway closing idle upstream connections after 60 s.",
+    "The 0.99 F1 on the fraud model is an artifact — the label column leaks through `chargeback_date`.",
+    "Throughput on the video run sits at ~40% of peak and it's all on the decode side.",
+    "Latency doubled on the new nodes. The NIC now sits behind a PCIe switch, which halves the bandwidth to host memory.",
+    "本番で AUC が落ちたのは特徴量のスキューです。",
+    "再開すると lr が跳ねる件：scheduler の state が復元されておらず、warmup からやり直している。",
+])
+def test_round114_diagnoses_are_caught(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "The ranking model's recall dropped after Monday's data refresh. I haven't found the cause yet; next I'll diff the feature distributions.",
+    "This PR doesn't fix the root cause tracked in INFRA-77; it only adds a watchdog so the next stall dumps stacks before it is killed.",
+    "HNSW は近似探索なので、ef を小さくすると速くなる代わりに recall が下がります。",
+    "キャッシュの線は消えました。100 回回しても使用量は 3.1GB で横ばいのままでした。タイムアウトが出るのは相変わらず大きい画像のリクエストだけです。",
+])
+def test_round114_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+def test_round114_a_quoted_symptom_before_the_cue_does_not_cite_the_cause():
+    log = Evidence("E1", "step 880 | loss 2.31 | grad_norm 0.9\nstep 881 | loss nan | grad_norm nan\n")
+    bare = ("Training goes NaN at step 881 — `step 881 | loss nan | grad_norm nan` — and the culprit "
+            "is the attention softmax scale, which overflows in fp16.")
+    assert decision(analyze(bare, evidence=[log])) == "block"
+    # the quote that shows the cause itself, put before a cue that points back, still cites it
+    dedup = Evidence("E2", "kept 1,204 of 90,000 rows (98.7% exact duplicates)\n")
+    shown = ("The training set is mostly duplicates — dedup reports `kept 1,204 of 90,000 rows (98.7% exact "
+             "duplicates)` — which is why the model memorizes it and val loss climbs after epoch 1.")
+    assert decision(analyze(shown, evidence=[dedup])) == "allow"
+    # a Japanese reason comes first: the quote before 「ので」 is the cause
+    quota = Evidence("E3", "OSError: [Errno 122] Disk quota exceeded\n")
+    ja = "保存が `OSError: [Errno 122] Disk quota exceeded` で失敗しているので、チェックポイントがないのはクォータが原因です。"
+    assert decision(analyze(ja, evidence=[quota])) == "allow"
+
+
+def test_round114_named_log_values_show_the_symptom_only():
+    log = Evidence("E1", "step 500 | loss=0.41 grad_norm=1.2\nstep 510 | loss=nan grad_norm=inf\n")
+    msg = ("## 結論\nstep 510 で `loss=nan grad_norm=inf` が出て以降、学習が壊れています。"
+           "これは前処理で空の文字列が混ざり、loss が無限大を返しているためです。")
+    assert decision(analyze(msg, evidence=[log])) == "block"

@@ -487,6 +487,12 @@ def analyze(message, evidence=None, rules=None):
             # "## 原因 / H100 でだけ `illegal memory access` が出ます。これは〜未対応なためです。": the
             # first sentence is the symptom, the next one the cause it names
             v = None
+        if v is not None and v.kind == _classify.ASSERTION and r.when_only and idx + 1 < len(units) \
+                and units[idx + 1].block == u.block and _dated_only(r, masked) \
+                and r.unknown.search(sentences.mask_code(_unemph(units[idx + 1].text))[0]):
+            # "The CTR model's calibration broke after Tuesday's retrain. I haven't found the
+            # cause.": when it broke, and the writer says why is still open
+            v = None
         if v is None:
             continue
         claims.append((Claim(said.strip(), v.kind, sentence_index=idx, lang=lang, reason=v.reason), u.block))
@@ -511,6 +517,14 @@ def analyze(message, evidence=None, rules=None):
                 if key not in scopes:
                     last = claim.sentence_index + 1 >= len(units) or units[claim.sentence_index + 1].block != bi
                     scopes[key] = _sentence_citations(claim.text, bi, blocks, rules, claim.lang, last)
+            elif (tail := _symptom_quoted_head(claim, rules)) is not None:
+                # "Training goes NaN at step 3117 — `step 3117 | loss nan | ...` — and the culprit
+                # is the RMSNorm epsilon": the quote before the cue shows the failure, and the
+                # cause after it cites from there on
+                key = (bi, claim.lang, claim.sentence_index, "tail")
+                if key not in scopes:
+                    later = [units[k].text for k in range(claim.sentence_index + 1, len(units)) if units[k].block == bi]
+                    scopes[key] = _with_attached([tail] + later, bi, blocks, rules, claim.lang)
             elif _symptom_quotes_before(claim, bi, units, claim_at, rules, checker):
                 # "The run dies with `CUDA out of memory ...` at the first eval. The reason is
                 # that the eval batch is derived from ...": the quote shows the symptom, in a
@@ -862,6 +876,50 @@ def _scope_citations(bi, blocks, rules, lang):
     return _citations(prose, material, rules.for_lang(lang))
 
 
+# A cue that points back at what came before it ("which is where ...", "that's why ...")
+_POINTS_BACK = diskcache.compile(r"\W*(?:which|that|this|it)\b", diskcache.IGNORECASE)
+# A quoted span inside a sentence (the quote forms of cite.quotes_in, inline)
+_QUOTED = diskcache.compile(r"`[^`]*`|\"[^\"]*\"|“[^”]*”|「[^」]*」")
+
+
+def _dated_only(r, masked):
+    """Is every cause cue of the sentence a causal verb that only says when ("broke after")?"""
+    verbs = list(r.cause_verb.finditer(masked))
+    return bool(verbs) and all(r.when_only.search(m.group(0)) for m in verbs) \
+        and not r.cause_frame.search(masked) and not r.connective.search(masked) \
+        and not (r.result and r.result.search(masked))
+
+
+def _symptom_quoted_head(claim, rules):
+    """The part of an assertion after its cause cue, when every quote before the cue is an error
+    message sharing no word with that part and the block names no evidence id before it; else
+    None. Such quotes show what failed, not the cause named after them."""
+    # (English only: a Japanese sentence puts the reason first, 「「OSError: ...」で失敗しているので、〜」)
+    if claim.kind != "assertion" or claim.lang != "en":
+        return None
+    r = rules.for_lang(claim.lang)
+    plain = _unemph(claim.text)
+    masked = sentences.mask_code(plain)[0]
+    cues = [m for m in (r.cause_frame.search(masked), r.connective.search(masked)) if m is not None]
+    if not cues:
+        return None
+    cue = min(cues, key=lambda m: m.start())
+    if _POINTS_BACK.match(cue.group(0)) or r.look_back.search(cue.group(0)):
+        return None  # "X — dedup reports `...` — which is why ...": the cause comes before the cue
+    head, tail = plain[:cue.start()], plain[cue.end():]
+    quoted = [q for q in quotes_in(head) if not _uncitable(q, r)]
+    if not quoted or r.evidence_id.search(head) or not all(_classify.failure_term(r, q) for q in quoted):
+        return None
+    # the head states the failure in words of its own, the quote only shows it ("`OSError: No
+    # space left on device` is the root cause of the crash" quotes the cause itself)
+    if not _classify.failure_term(r, _QUOTED.sub(" ", head)):
+        return None
+    shown = set().union(*(_shown_by(r, q) for q in quoted))
+    if _words_of(tail) & shown:
+        return None
+    return tail
+
+
 def _symptom_quotes_before(claim, bi, units, claim_at, rules, checker=None):
     """Are the quotes of the claim's block before it only error messages, in sentences that
     claim nothing (the symptom), with at least one there, and no evidence id whose output shares
@@ -897,12 +955,22 @@ def _symptom_quotes_before(claim, bi, units, claim_at, rules, checker=None):
             # values in pixel_values" for "the NaN in the data broke the gradients")
             # (not the failure itself: "CUDA out of memory" and "multiplies memory by eight"
             # share only the symptom)
-            shown = set().union(*(_words_of(_without_failures(r, q)) for q in quoted))
+            shown = set().union(*(_shown_by(r, q) for q in quoted))
             if _words_of(claim.text) & shown:
                 return False
             found = True
         j -= 1
     return found
+
+
+# The name of a logged value: "loss=nan", "grad_norm: inf", "| loss nan |", "loss 1.48"
+_LOG_KEY = diskcache.compile(r"([A-Za-z_][\w/.-]*)(?=\s*[=:]|\s+(?:[-+]?\d|nan\b|inf\b|NaN\b))")
+
+
+def _shown_by(r, quote):
+    """The words a quoted error shows beyond its failure: neither failure words nor the names of
+    logged values ("loss=nan grad_norm=inf" shows that the loss went NaN, nothing of why)."""
+    return _words_of(_without_failures(r, quote)) - {k.lower() for k in _LOG_KEY.findall(quote)}
 
 
 def _without_failures(r, text):

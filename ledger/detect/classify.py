@@ -273,7 +273,7 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
         if r.purpose and (r.purpose.search(text[:m.end()])
                           # "Since the nodes get reimaged, we pin the image so ...": the clause
                           # after the last comma (a slice: the patterns are anchored)
-                          or r.purpose.search(text[text.rfind(",", 0, m.start()) + 1:m.end()])):
+                          or r.purpose.search(text[_clause_start(text, m.start()):m.end()])):
             continue  # "Added CUDA_LAUNCH_BLOCKING=1 so the traceback points at the kernel": a purpose
         if r.purpose_after and r.purpose_after.search(text[m.end():]) \
                 and ((r.own_action and r.own_action.search(text[:m.start()])) or r.rationale.search(text[:m.start()])):
@@ -341,7 +341,8 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
     if best is None and not cues and mode is None and not observed and lang == "en" \
             and prev_plain and r.result and _symptom(r, lang, prev_plain) and not r.rationale.search(text) \
             and not (r.own_action and r.own_action.search(text)) and not reason_for_prev \
-            and (not _CHANGED.search(text) or _UPSTREAM.search(text)) and not _CHANGED.search(prev_plain) \
+            and (not _CHANGED.search(text) or _UPSTREAM.search(text) or _MOVED_TO.search(prev_plain)) \
+            and not _CHANGED.search(prev_plain) \
             and not r.rationale.search(prev_plain) \
             and not r.connective.search(prev_plain) and not r.result.search(prev_plain):
         # "PPO diverges after ~50 updates. The reference model and the policy share the same
@@ -350,11 +351,15 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
         # is already explained or answered ("..., which is why we checkpoint every 15 minutes"),
         # nor in a list of changes ("The health check no longer loads the model, so ...");
         # _symptom already asks that the failure before it is stated, not hedged or our own act.
-        m = next((m for m in r.result.finditer(text) if m.start() > 0 and text[:m.start()].strip()
+        # (or a relative clause that says what the named thing does: "EP=16 now spans two nodes,
+        # which sends half of every all-to-all over the inter-node link")
+        chain = list(r.result.finditer(text)) + [
+            m for m in r.cause_verb.finditer(text) if m.group(0).lstrip().startswith(",")]
+        m = next((m for m in sorted(chain, key=lambda m: m.start()) if m.start() > 0 and text[:m.start()].strip()
                   # (the effect names no failure of its own: "isn't saved, so the LR jumps back")
                   and (not own_failure or not failure_term(r, plain[m.start():]))
                   and not _after_our_change(r, text, plain, m)
-                  and not (r.purpose and r.purpose.search(text[text.rfind(",", 0, m.start()) + 1:m.end()]))), None)
+                  and not (r.purpose and r.purpose.search(text[_clause_start(text, m.start()):m.end()]))), None)
         if m is not None:
             v = _by_mode(r, lang, text, ASSERTION, "the failure before it")
             if v is not None and v.kind == ASSERTION:
@@ -386,8 +391,11 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
             d, negation_ok = r.subject_verb.search(head), not r.any_negation.search(head)
         # ("shuffles the inputs but not the labels" is one side done, the other not: no negation)
         # ("averages per batch not per sample" is one way done for another: no negation either)
+        # (after a splice's defect, what it led to may be said with a negation: "..., the harness
+        # ran with the chat template off so the model never saw the system prompt")
+        upto = d.end() if d is not None and sp is not None and d.start() > sp.start() else len(text)
         if d is not None and (negation_ok or not r.any_negation.search(
-                _INSTEAD.sub(" ", text.replace(" but not ", " but ")))):
+                _INSTEAD.sub(" ", text[:upto].replace(" but not ", " but ")))):
             best = Verdict(ASSERTION, "names a defect (%r) beside a failure (%r)" % (d.group(0).strip()[-40:], own_failure))
     if best is None and not cues and mode is None and not observed and lang == "ja" and own_failure and r.defect:
         # 「OOM の件、eval の batch_size が train の 4 倍になっていました」: the failure named as
@@ -563,8 +571,16 @@ _UNIT = diskcache.compile(r"[A-Za-zµ/%]{1,6}[.,]?")
 _UPSTREAM = diskcache.compile(r"^\W*(?:the\s+)?(?:new|latest|updated|upgraded)\s+(?:version|release|driver|image|build|kernel|wheel|container|runtime|library|package)\b", diskcache.IGNORECASE)
 _CHORE = diskcache.compile(r"\b(?:docs?|typos?|readme|lint|style|format(?:ting)?|comments?|changelog|ci|tests?|spelling|wording)\b", diskcache.IGNORECASE)
 _SPLICE = diskcache.compile(r",\s+(?=(?:the|our|its|their|this|every|each)\s|(?-i:[A-Z]{2,}\w*)\s+\w+s\b)", diskcache.IGNORECASE)
+def _clause_start(text, end):
+    """Where the clause that `end` is in starts: after the last comma or semicolon before it."""
+    return max(text.rfind(",", 0, end), text.rfind(";", 0, end)) + 1
+
+
 # "now", "no longer": what a change of ours made so, in a changelog or a summary of the work
 _CHANGED = diskcache.compile(r"\b(?:now|no\s+longer|any\s?more)\b", diskcache.IGNORECASE)
+# "Step time doubled on the new cluster. EP=16 now spans two nodes, ...": after a failure seen
+# since a move, "now" says what the move changed, not what a change of ours now does
+_MOVED_TO = diskcache.compile(r"\b(?:on|to|with|since|after)\s+(?:the|our)\s+new\b|\bsince\s+(?:the|we|our)\b|\bafter\s+(?:the\s+)?(?:upgrad|migrat|mov|switch)\w*", diskcache.IGNORECASE)
 # What joins a failure and a defect stated side by side in one sentence
 # "per batch not per sample": the "not" of one way done instead of another
 _INSTEAD = diskcache.compile(r",?\s+(?:and\s+)?not\s+(?=(?:per|by|over|across|along|from|into|onto)\s)")
