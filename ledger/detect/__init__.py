@@ -480,7 +480,7 @@ def analyze(message, evidence=None, rules=None):
             both = _unemph(said)
             earlier = _unemph(units[idx - 1].prev) if units[idx - 1].prev else None
             v = _classify.classify(r, lang, sentences.mask_code(both)[0], both, earlier, mode, mode_label, bare_ok)
-        if v is not None and v.kind == _classify.ASSERTION and v.reason.startswith("stated under") \
+        if v is not None and v.kind == _classify.ASSERTION and v.bare \
                 and idx + 1 < len(units) and units[idx + 1].block == u.block and r.explains_before \
                 and r.explains_before.search(sentences.mask_code(_unemph(units[idx + 1].text))[0]) \
                 and _classify.failure_term(r, plain):

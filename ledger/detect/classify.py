@@ -108,11 +108,13 @@ def _strip_lead(text):
 
 
 class Verdict:
-    __slots__ = ("kind", "reason")
+    # `bare`: an assertion only by the heading it is under, with no cue of its own
+    __slots__ = ("kind", "reason", "bare")
 
-    def __init__(self, kind, reason):
+    def __init__(self, kind, reason, bare=False):
         self.kind = kind
         self.reason = reason
+        self.bare = bare
 
 
 def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None, bare_ok=True):
@@ -1082,4 +1084,4 @@ def _by_mode(r, lang, text, mode, mode_label):
     n = r.negated.search(body)
     if n is not None:
         return Verdict(NEGATED, "rules a cause out (%r) under %r" % (n.group(0).strip(), mode_label))
-    return Verdict(ASSERTION, "stated under %r" % mode_label)
+    return Verdict(ASSERTION, "stated under %r" % mode_label, bare=True)
