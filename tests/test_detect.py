@@ -4263,3 +4263,37 @@ def test_round114_named_log_values_show_the_symptom_only():
     msg = ("## 結論\nstep 510 で `loss=nan grad_norm=inf` が出て以降、学習が壊れています。"
            "これは前処理で空の文字列が混ざり、loss が無限大を返しているためです。")
     assert decision(analyze(msg, evidence=[log])) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "The recall@10 is inflated. Duplicate images between the train and gallery splits leak the answers into training.",
+    "The 504s from the embedding service are the autoscaler draining pods mid-request: it scales down after 30 s of low CPU.",
+    "## Why the adapter barely learns\nThe loss hardly moves. With `alpha=1` and `r=128` the update is scaled by 1/128, which makes the effective step size tiny.",
+    "Same config, different losses: `cudnn.benchmark = True` picks a different conv algorithm on each run.",
+    "The gateway rejects long prompts because `max_tokens` defaults to the full context and the KV cache for it can't fit.",
+    "I'm not certain about the second stall, but the first one is clearly the bad node: its NIC reports 400 link flaps an hour.",
+    "結局ドライバが古くて triton のカーネルがコケてるだけです。",
+])
+def test_round115_diagnoses_are_caught(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "I set `NCCL_TIMEOUT=600` so that a stuck rank kills the job instead of hanging for hours.",
+    "The reason this suite is marked `@slow` is that it downloads the full checkpoint.",
+    "評価は 5 seed ずつ回しています。seed 間のばらつきを見るためです。",
+])
+def test_round115_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+@pytest.mark.parametrize("message", [
+    "## What it's not\n- **Not OOM:** peak memory stays at 52 of 80 GB right up to the crash.",
+    "We can exclude label leakage: the hash check found zero overlap on the holdout collected in May.",
+    "It isn't allocator fragmentation either; with `expandable_segments` on, the run still dies at the same step.",
+    "量子化のせいではないと思います、fp16 のままでも同じくらいのレイテンシです。",
+    "`torch.compile` は犯人ではありませんでした。残りは I/O 周りですが、まだ未確認です。",
+])
+def test_round115_ruled_out_causes_are_not_blocked(message):
+    rep = analyze(message)
+    assert decision(rep) == "allow" and "negated" in [c.kind for c in rep.claims]

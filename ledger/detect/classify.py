@@ -225,6 +225,8 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
         for m in r.cause_verb.finditer(text):
             if _why_default(r, text, m) or _our_step(r, text, m) or _inside_failure(r, text, m):
                 continue
+            if _in_purpose(r, text, m.start()):
+                continue  # "I set X=1 so that a stuck collective kills the job": what it is for
             if not _after_our_change(r, text, plain, m):
                 cues.append(("verb", m))
         for m in r.connective.finditer(text):
@@ -573,6 +575,19 @@ _UNIT = diskcache.compile(r"[A-Za-zµ/%]{1,6}[.,]?")
 _UPSTREAM = diskcache.compile(r"^\W*(?:the\s+)?(?:new|latest|updated|upgraded)\s+(?:version|release|driver|image|build|kernel|wheel|container|runtime|library|package)\b", diskcache.IGNORECASE)
 _CHORE = diskcache.compile(r"\b(?:docs?|typos?|readme|lint|style|format(?:ting)?|comments?|changelog|ci|tests?|spelling|wording)\b", diskcache.IGNORECASE)
 _SPLICE = diskcache.compile(r",\s+(?=(?:the|our|its|their|this|every|each)\s|(?-i:[A-Z]{2,}\w*)\s+\w+s\b)", diskcache.IGNORECASE)
+_SO = diskcache.compile(r"\bso\b(?=\s+that\b)|\bso\b", diskcache.IGNORECASE)
+
+
+def _in_purpose(r, text, pos):
+    """Is `pos` inside the purpose of a change of ours ("I set X=1 so that ..." / "Added X so ...")?"""
+    if not r.purpose:
+        return False
+    for so in _SO.finditer(text, 0, pos):
+        if r.purpose.search(text[_clause_start(text, so.start()):so.end()]):
+            return True
+    return False
+
+
 def _clause_start(text, end):
     """Where the clause that `end` is in starts: after the last comma or semicolon before it."""
     return max(text.rfind(",", 0, end), text.rfind(";", 0, end)) + 1
@@ -819,14 +834,17 @@ def _judge(r, lang, text, clauses, pseudo, tier, m, failure, mode, mode_label, p
     h = r.hedge.search(text[a:])
     if h is not None and a:
         h = r.hedge.search(text, a)
-    if h is not None and h.start() >= b and not (
+    # 「残りは I/O 周りですが、まだ未確認です」: after 「が、」 only the hedge itself, which takes
+    # back what came before it
+    tail_hedge = h is not None and lang == "ja" and _hedge_alone_after_stop(r, text, m.end(), h)
+    if h is not None and h.start() >= b and not tail_hedge and not (
             # Japanese ends a sentence with its main predicate: 「〜非決定的なので、同じ結果になる
             # とは限りません」 hedges the reason before it too (not across 「が、」「けど」, nor
             # past a condition: 「〜が原因なので、切り替えれば解消するはずです」 hedges the fix)
             lang == "ja" and not _within(r.hedge_stop, text, m.end(), h.start())
             and not (r.generic_when and _within(r.generic_when, text, m.end(), h.start()))):
         h = None
-    if h is not None and lang == "ja" and h.start() > m.end() and (
+    if h is not None and lang == "ja" and h.start() > m.end() and not tail_hedge and (
             (r.generic_when and _within(r.generic_when, text, m.end(), h.start()))
             or _within(r.hedge_stop, text, m.end(), h.start())):
         h = None  # (the same within one clause: the hedge is the condition's, or the fix's, prediction)
@@ -852,8 +870,9 @@ def _judge(r, lang, text, clauses, pseudo, tier, m, failure, mode, mode_label, p
         n = r.negated.search(text, h.start())
         if n is not None:
             return Verdict(NEGATED, "rules out the %r (%r)" % (h.group(0).strip(), n.group(0).strip()))
-    if h is not None and tier == "negated" and m.start() <= h.start() < m.end():
-        # 「ネットワークじゃないっぽい、〜でも止まる」: the hedge softens the rule-out itself
+    if h is not None and tier == "negated" and m.start() <= h.start() <= m.end() + 1:
+        # 「ネットワークじゃないっぽい、〜でも止まる」「量子化のせいではないと思います」: the hedge
+        # softens the rule-out itself
         return Verdict(NEGATED, "rules a cause out, hedged (%r)" % cue)
     if h is not None:
         return Verdict(HYPOTHESIS, "hedged (%r) cause (%r)" % (h.group(0).strip(), cue))
@@ -907,6 +926,18 @@ def _says_how_it_looks(r, text, tier, m, h):
         return True
     return said.startswith("look like") and any(
         w in text[max(0, h.start() - 50):h.start()] for w in ("made ", "make ", "makes ", "making "))
+
+
+def _hedge_alone_after_stop(r, text, start, h):
+    """Is the hedge `h` all that follows the last 「が、」-like stop after `start` (「〜ですが、まだ
+    未確認です」)?"""
+    if not r.hedge_stop or h.start() < start:
+        return False
+    stops = list(r.hedge_stop.finditer(text[start:h.start()]))
+    if not stops:
+        return False
+    rest = text[start + stops[-1].end():].strip(" \t。.！!")
+    return len(rest) <= len(h.group(0)) + 6
 
 
 def _in_topic(text, cond, m):
