@@ -259,9 +259,9 @@ FLOORS = {
     ("ja", "blind114"): (1.0, 0.0),
     ("en", "blind115"): (1.0, 0.0),
     ("ja", "blind115"): (1.0, 0.0),
+    ("en", "blind116"): (1.0, 0.0),
+    ("ja", "blind116"): (0.97, 0.0),
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
-    ("en", "blind116"): (0.97, 0.0),
-    ("ja", "blind116"): (0.92, 0.072),
     ("en", "blind117"): (0.84, 0.0),
     ("ja", "blind117"): (0.94, 0.0),
 }
@@ -358,7 +358,6 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
 }
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
 NEGATED_BLOCKED_CEILING = {
-    ("ja", "blind116"): 0.125,  # one of 8 at its first run
     ("ja", "blind117"): 0.125,  # one of 8 at its first run
 }
 

@@ -4297,3 +4297,38 @@ def test_round115_non_claims_pass(message):
 def test_round115_ruled_out_causes_are_not_blocked(message):
     rep = analyze(message)
     assert decision(rep) == "allow" and "negated" in [c.kind for c in rep.claims]
+
+
+@pytest.mark.parametrize("message", [
+    "Slow first step, fast afterwards: the kernels are compiled on the first call and cached on disk.",
+    "つまりボトルネックは通信で、計算側ではありません。",
+    "vLLM の 400 返ってくるやつ、max_model_len を 4096 にしてるのに 8k のプロンプト投げてるからっすね",
+])
+def test_round116_diagnoses_are_caught(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "スコアは 5 seed の平均を載せています。単一 seed だとばらつきが大きいので、その対策です。",
+    "OOM が出たので、batch_size を 32 → 16 にして再実行中です。",
+    "p99 が周期的に跳ねるのは GC なのか、バッチングの待ち時間なのか、まだ切り分けできていません。",
+    "API のリトライを指数バックオフに変えました。429 が返ったときに即座に再送して負荷をかけるのを避けるためです。",
+])
+def test_round116_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+@pytest.mark.parametrize("message", [
+    "i dont think its the allocator, expandable_segments didnt move the OOM point at all",
+    "Checked the warmup after resume, it matches the clean run exactly, so that's not where the spike comes from.",
+    "リークは tokenizer 側ではなさそうです。tokenizer だけを 10 万回回しても RSS は一定でした。",
+    "5 seed 回して全部 0.61±0.01 なので、精度が低いのは再現性の問題とは別の話。",
+])
+def test_round116_ruled_out_causes_are_not_blocked(message):
+    rep = analyze(message)
+    assert decision(rep) == "allow" and "negated" in [c.kind for c in rep.claims]
+
+
+def test_round116_a_fix_after_a_defect_still_claims_and_the_system_doing_it_again_too():
+    assert decision(analyze("fix: padding_side が right のままで batch 生成が崩れていたので left に変更")) == "block"
+    assert decision(analyze("1 epoch ごとに 30 秒止まる件、`persistent_workers=False` なので epoch ごとに worker を作り直しています。")) == "block"

@@ -250,6 +250,13 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
                 continue
             if reason_for_prev or _after_our_change(r, text, plain, m):
                 continue
+            # 「OOM が出たので、batch を半分にして再実行中です」: what we did about the failure, not why
+            # it happened
+            # (not a fix after a defect that explains the failure: 「padding_side が right のままで生成が
+            # 崩れていたので left に変更」; not what the system keeps doing: 「〜作り直しています」)
+            if lang == "ja" and _our_response(r, plain[m.end():]) and not failure_term(r, plain[m.end():]) \
+                    and not (r.defect and r.defect.search(text[:m.start()])):
+                continue
             # 「タイムアウトは既定で 900 秒なので、起動がずれても問題ありません」: why all is well
             # (the pack anchors it at the end: what the whole sentence comes to)
             if lang == "ja" and r.no_harm and r.no_harm.search(plain, m.end()):
@@ -588,6 +595,13 @@ def _in_purpose(r, text, pos):
     return False
 
 
+def _our_response(r, effect):
+    """Does `effect` end on what we did or are doing (「〜にして再実行中です」「〜に下げました」), not on
+    what the system keeps doing (「〜作り直しています」)?"""
+    oa = r.own_action.search(effect) if r.own_action else None
+    return oa is not None and not oa.group(0).rstrip("。. ").endswith("ています")
+
+
 def _clause_start(text, end):
     """Where the clause that `end` is in starts: after the last comma or semicolon before it."""
     return max(text.rfind(",", 0, end), text.rfind(";", 0, end)) + 1
@@ -679,7 +693,9 @@ def _explanation(r, lang, text, plain):
                 m.group(0).strip() != ";" and (r.failure_noun.search(head) or (
                     # only before a long dash: "**Missing scripts**: ..." and "**Duplicate types** - ..." are labels;
                     # a label says no where: "Slow first request on the endpoint: ..." is a failure seen
-                    (m.group(0).strip() in ("—", "–", "--") or _LOCATED.search(head)) and r.failure_adjective.search(head)))
+                    # ("Slow first epoch, fast afterwards: ..." sets one part against another: no label)
+                    (m.group(0).strip() in ("—", "–", "--") or _LOCATED.search(head) or "," in head)
+                    and r.failure_adjective.search(head)))
                 and not r.label_head.search(head))
         else:
             if not 3 <= len(head.strip()) <= 40:

@@ -58,7 +58,9 @@ _APOSTROPHE = diskcache.compile(
     r"probably|likely|because|bc|cuz|due|from|caused|always|still|only|all|actually|really|literally|"
     r"clearly|obviously|also|never|now|why|how|exactly|almost|fine|ok|okay|broken|fixed|gone|been|"
     r"this|that|your|our|my|their|on|in|at|so|too|gonna|going|surely|certainly|coming|happening|"
-    r"stuck)\b)|(?P<nt>is|was|are|were|does|do|did|has|have|had|ca|wo|could|should|would)nt)\b",
+    r"stuck)\b)|(?P<nt>is|was|are|were|does|do|did|has|have|had|ca|wo|could|should|would)nt"
+    # "i dont think its fragmentation": after a verb of belief "its" opens a clause
+    r"|(?:(?<=\bthink\s)|(?<=\bguess\s)|(?<=\bsure\s)|(?<=\bbet\s)|(?<=\bsuspect\s)|(?<=\bhope\s)|(?<=\bsay\s))its)\b",
     diskcache.IGNORECASE,
 )
 
