@@ -261,9 +261,9 @@ FLOORS = {
     ("ja", "blind115"): (1.0, 0.0),
     ("en", "blind116"): (1.0, 0.0),
     ("ja", "blind116"): (0.97, 0.0),
+    ("en", "blind117"): (0.97, 0.0),
+    ("ja", "blind117"): (1.0, 0.0),
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
-    ("en", "blind117"): (0.84, 0.0),
-    ("ja", "blind117"): (0.94, 0.0),
     ("en", "blind118"): (0.86, 0.024),
     ("ja", "blind118"): (0.89, 0.024),
 }
@@ -360,7 +360,6 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
 }
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
 NEGATED_BLOCKED_CEILING = {
-    ("ja", "blind117"): 0.125,  # one of 8 at its first run
 }
 
 

@@ -4332,3 +4332,42 @@ def test_round116_ruled_out_causes_are_not_blocked(message):
 def test_round116_a_fix_after_a_defect_still_claims_and_the_system_doing_it_again_too():
     assert decision(analyze("fix: padding_side が right のままで batch 生成が崩れていたので left に変更")) == "block"
     assert decision(analyze("1 epoch ごとに 30 秒止まる件、`persistent_workers=False` なので epoch ごとに worker を作り直しています。")) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "It's the warmup schedule that flattens the loss curve: warmup is 10 steps instead of 10% of them.",
+    "LR hits zero after the first epoch. The scheduler's `T_max` is the number of epochs, but `scheduler.step()` runs every batch.",
+    "fix nan grads in the dice loss: the denominator underflows to 0 on empty masks, add eps",
+    "The F1 we report is ~6 points under the paper's. the scorer lowercases references that were already normalized.",
+    "Loss spiking after the resume? Yeah, that's the optimizer state — we never save it, so Adam restarts from zero moments.",
+    "all_reduce が毎 micro-step で走っていて、これが step 時間の 30% を食っています。",
+])
+def test_round117_diagnoses_are_caught(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "Loss scaling exists because fp16 gradients underflow below about 6e-8: the scaler multiplies the loss before backward.",
+    "That's a design constraint of fork-based workers, not a PyTorch bug.",
+    "- `configs/base.yaml`: `eval_every` を 500 から 1000 に変更(評価が学習時間の 20% を占めていたため)",
+])
+def test_round117_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+def test_round117_an_exception_class_ending_in_failed_proves_nothing():
+    ev = [Evidence("E1", "torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised:\n")]
+    msg = "## Root cause\n`torch.compile` の inductor が Triton 3.0 と非互換なのが原因です。実際に `torch._dynamo.exc.BackendCompilerFailed` が発生しています。"
+    assert decision(analyze(msg, evidence=ev)) == "block"
+
+
+def test_round117_even_so_is_no_because():
+    msg = "NCCL のバージョン違いは除外できます。全ノードで揃っているのを確認済みで、それでも timeout は再現しました。"
+    rep = analyze(msg)
+    assert decision(rep) == "allow" and [c.kind for c in rep.claims] == ["negated"]
+
+
+def test_round117_a_possessive_ends_a_sentence():
+    text = "The BLEU is 10 points under the paper's. sacrebleu re-tokenizes the references."
+    assert len(sentences.split(text)) == 2
+    assert len(sentences.split("See J. smith for the details.")) == 1

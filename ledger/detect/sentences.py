@@ -13,10 +13,10 @@ _CJK = diskcache.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff66-\uff9f
 _LATIN = diskcache.compile(r"[A-Za-z]")
 _JA_END = diskcache.compile(r"[。!?！？]+[」』)）\"']*")
 # A lower-case start also ends a sentence after a plain word ("numbers jumped. the PR put ..."
-# in chat-style text), or a setting ("... with fused AdamW. eps=1e-8 underflows to zero");
+# in chat-style text; "under the paper's. sacrebleu is ..."), or a setting ("... with fused AdamW. eps=1e-8 underflows to zero");
 # a number with its unit ("NaN at step 8k. fp16 overflow in ..."); abbreviations are kept whole
 # below.
-_EN_END = diskcache.compile(r"(?<=[.!?])[\"')\]*_]*(?=\s+(?:[\"'(\[*_`]*[A-Z0-9]|/\w)|\s*$)|(?<=[A-Za-z]{3}[.!?])(?=\s+[a-z][a-z0-9]+(?:'[a-z]{1,2})?\s|\s+[a-z][a-z0-9_]*=[\w.+-]+\s)|(?<=[A-Za-z0-9)]{2}[.!?])(?=\s+`+x+`+\s+[a-z])|(?<=\d[A-Za-z][.!?])(?=\s+[a-z][a-z0-9]+\s)")
+_EN_END = diskcache.compile(r"(?<=[.!?])[\"')\]*_]*(?=\s+(?:[\"'(\[*_`]*[A-Z0-9]|/\w)|\s*$)|(?:(?<=[A-Za-z]{3}[.!?])|(?<=[A-Za-z]'[a-z][.!?]))(?=\s+[a-z][a-z0-9]+(?:'[a-z]{1,2})?\s|\s+[a-z][a-z0-9_]*=[\w.+-]+\s)|(?<=[A-Za-z0-9)]{2}[.!?])(?=\s+`+x+`+\s+[a-z])|(?<=\d[A-Za-z][.!?])(?=\s+[a-z][a-z0-9]+\s)")
 _BREAK_RUN = diskcache.compile(r"\s*\n\s*")
 _DIGIT_DOT = diskcache.compile(r"\d\.$")
 _DIGIT_NEXT = diskcache.compile(r"\s*\d")
@@ -147,7 +147,8 @@ def _split_segment(masked, start, end, spans):
         cuts.append(m.end())
     for m in _EN_END.finditer(seg):
         word = _word_before(seg, m.start())
-        if word.endswith(".") and _ABBREV.search(word):
+        # ("the paper's." ends on a possessive, not on an initial like "J.")
+        if word.endswith(".") and _ABBREV.search(word) and not seg.endswith(("'s.", "’s."), 0, m.start()):
             continue
         # 2.1.3, train.py, 0.5.: digits or a file name right before the period do not end it
         if _DIGIT_DOT.search(word) and _DIGIT_NEXT.match(seg, m.end()):
