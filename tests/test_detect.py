@@ -4371,3 +4371,38 @@ def test_round117_a_possessive_ends_a_sentence():
     text = "The BLEU is 10 points under the paper's. sacrebleu re-tokenizes the references."
     assert len(sentences.split(text)) == 2
     assert len(sentences.split("See J. smith for the details.")) == 1
+
+
+@pytest.mark.parametrize("message", [
+    "Resumed runs start ~0.2 nats above where they stopped — the checkpoint never stores the scheduler state.",
+    "The constant recompilation under `torch.compile` comes down to dynamic batch sizes.",
+    "The LR hits `eta_min` after the first epoch and then climbs back up again: `T_max` was set to `len(loader)` instead of `len(loader) * epochs`.",
+    "it's your deepspeed config — fp16 is on there and it overrides the bf16 flag, the loss scaler then eats your grads.",
+])
+def test_round118_diagnoses_are_caught(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "The NCCL watchdog timeout defaults to 30 minutes; you can change it with the `timeout` argument.",
+    "量子化後の精度劣化、外れ値の多いチャネルが原因って線もありえるけど、正直まだわからん",
+])
+def test_round118_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+@pytest.mark.parametrize("message", [
+    "## 切り分け結果\n- fp16 の overflow ではありません: fp32 に戻しても同じステップで発散します。",
+    "seed の固定漏れを疑ってましたが、決定的アルゴリズムでも差が出るので、そこは外しました。",
+])
+def test_round118_ruled_out_causes_are_not_blocked(message):
+    rep = analyze(message)
+    assert decision(rep) == "allow" and "negated" in [c.kind for c in rep.claims]
+
+
+def test_round118_a_log_prefix_is_no_word_an_id_shares_with_the_cause():
+    ev = [Evidence("E1", "[rank0]: Traceback (most recent call last):\n"
+                         "[rank0]: torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n")]
+    msg = ("学習が OOM で落ちています: `torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB`（E1）。"
+           "原因は ZeRO stage が 1 になっていて、optimizer state が全 rank に複製されているためです。")
+    assert decision(analyze(msg, evidence=ev)) == "block"

@@ -939,8 +939,9 @@ def _symptom_quotes_before(claim, bi, units, claim_at, rules, checker=None):
             # の音声ファイルが…」: E1 is the training log, the symptom)
             ids = _ids_in([text], r)
             said = _words_of(_without_failures(r, claim.text)) - _COMMON
+            # (not a line's prefix: "[rank0]: Traceback ..." says who printed it)
             if checker is None or not ids or any(
-                    w in checker.output_of(i).lower() for i in ids for w in said):
+                    w in _LINE_PREFIX.sub("", checker.output_of(i)).lower() for i in ids for w in said):
                 return False
         if quoted:
             # only error messages: a quote of anything else (an address, a config line, a
@@ -963,6 +964,8 @@ def _symptom_quotes_before(claim, bi, units, claim_at, rules, checker=None):
     return found
 
 
+# What a log line opens with to say who printed it: "[rank0]: ", "[2024-05-01 12:00:01] "
+_LINE_PREFIX = diskcache.compile(r"(?m)^[ \t]*\[[^\]\n]{1,40}\]:?")
 # The name of a logged value: "loss=nan", "grad_norm: inf", "| loss nan |", "loss 1.48"
 _LOG_KEY = diskcache.compile(r"([A-Za-z_][\w/.-]*)(?=\s*[=:]|\s+(?:[-+]?\d|nan\b|inf\b|NaN\b))")
 

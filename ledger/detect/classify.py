@@ -254,8 +254,10 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
             # it happened
             # (not a fix after a defect that explains the failure: 「padding_side が right のままで生成が
             # 崩れていたので left に変更」; not what the system keeps doing: 「〜作り直しています」)
+            # (nor after a chain that explains the failure: 「log(0) になって NaN が出ていたので eps を追加」)
             if lang == "ja" and _our_response(r, plain[m.end():]) and not failure_term(r, plain[m.end():]) \
-                    and not (r.defect and r.defect.search(text[:m.start()])):
+                    and not (r.defect and r.defect.search(text[:m.start()])) \
+                    and not (r.result and r.result.search(text[:m.start()])):
                 continue
             # 「タイムアウトは既定で 900 秒なので、起動がずれても問題ありません」: why all is well
             # (the pack anchors it at the end: what the whole sentence comes to)
@@ -681,7 +683,9 @@ def _explanation(r, lang, text, plain):
             # "`CUDA error: no kernel image is available ...` — the wheel doesn't ship sm_90
             # kernels": the error itself, quoted, states the failure
             quoted = len(head.strip()) > 2 and head.strip()[0] == head.strip()[-1] == "`" and "`" not in head.strip()[1:-1]
-            if not quoted and not 2 <= len(words) <= 10:
+            # (a longer head when what follows names a part set up wrong: "The LR hits `eta_min`
+            # after the first epoch and then climbs back up: `T_max` was set to ... instead of ...")
+            if not quoted and not 2 <= len(words) <= (14 if r.defect and r.defect.search(tail) else 10):
                 continue
             if r.list_intro.search(head):
                 continue
