@@ -584,7 +584,7 @@ _UNIT = diskcache.compile(r"[A-Za-zµ/%]{1,6}[.,]?")
 _UPSTREAM = diskcache.compile(r"^\W*(?:the\s+)?(?:new|latest|updated|upgraded)\s+(?:version|release|driver|image|build|kernel|wheel|container|runtime|library|package)\b", diskcache.IGNORECASE)
 _CHORE = diskcache.compile(r"\b(?:docs?|typos?|readme|lint|style|format(?:ting)?|comments?|changelog|ci|tests?|spelling|wording)\b", diskcache.IGNORECASE)
 _SPLICE = diskcache.compile(r",\s+(?=(?:the|our|its|their|this|every|each)\s|(?-i:[A-Z]{2,}\w*)\s+\w+s\b)", diskcache.IGNORECASE)
-_SO = diskcache.compile(r"\bso\b(?=\s+that\b)|\bso\b", diskcache.IGNORECASE)
+_SO = diskcache.compile(r"\bso\b", diskcache.IGNORECASE)  # "so" and "so that" alike
 
 
 def _in_purpose(r, text, pos):
