@@ -480,19 +480,16 @@ def analyze(message, evidence=None, rules=None):
             both = _unemph(said)
             earlier = _unemph(units[idx - 1].prev) if units[idx - 1].prev else None
             v = _classify.classify(r, lang, sentences.mask_code(both)[0], both, earlier, mode, mode_label, bare_ok)
-        if v is not None and v.kind == _classify.ASSERTION and v.bare \
-                and idx + 1 < len(units) and units[idx + 1].block == u.block and r.explains_before \
-                and r.explains_before.search(sentences.mask_code(_unemph(units[idx + 1].text))[0]) \
-                and _classify.failure_term(r, plain):
-            # "## 原因 / H100 でだけ `illegal memory access` が出ます。これは〜未対応なためです。": the
-            # first sentence is the symptom, the next one the cause it names
-            v = None
-        if v is not None and v.kind == _classify.ASSERTION and r.when_only and idx + 1 < len(units) \
-                and units[idx + 1].block == u.block and _dated_only(r, masked) \
-                and r.unknown.search(sentences.mask_code(_unemph(units[idx + 1].text))[0]):
-            # "The CTR model's calibration broke after Tuesday's retrain. I haven't found the
-            # cause.": when it broke, and the writer says why is still open
-            v = None
+        if v is not None and v.kind == _classify.ASSERTION and idx + 1 < len(units) and units[idx + 1].block == u.block:
+            after = sentences.mask_code(_unemph(units[idx + 1].text))[0]  # the next sentence of the block
+            if v.bare and r.explains_before and r.explains_before.search(after) and _classify.failure_term(r, plain):
+                # "## 原因 / H100 でだけ `illegal memory access` が出ます。これは〜未対応なためです。": the
+                # first sentence is the symptom, the next one the cause it names
+                v = None
+            elif r.when_only and _dated_only(r, masked) and r.unknown.search(after):
+                # "The CTR model's calibration broke after Tuesday's retrain. I haven't found the
+                # cause.": when it broke, and the writer says why is still open
+                v = None
         if v is None:
             continue
         claims.append((Claim(said.strip(), v.kind, sentence_index=idx, lang=lang, reason=v.reason), u.block))
@@ -938,10 +935,12 @@ def _symptom_quotes_before(claim, bi, units, claim_at, rules, checker=None):
             # on the claim (「loss が NaN になっています: `step 3417 loss=nan` (E1)。原因は長さ 0
             # の音声ファイルが…」: E1 is the training log, the symptom)
             ids = _ids_in([text], r)
+            if checker is None or not ids:
+                return False
             said = _words_of(_without_failures(r, claim.text)) - _COMMON
             # (not a line's prefix: "[rank0]: Traceback ..." says who printed it)
-            if checker is None or not ids or any(
-                    w in _LINE_PREFIX.sub("", checker.output_of(i)).lower() for i in ids for w in said):
+            outputs = [_LINE_PREFIX.sub("", checker.output_of(i)).lower() for i in ids]
+            if any(w in out for out in outputs for w in said):
                 return False
         if quoted:
             # only error messages: a quote of anything else (an address, a config line, a

@@ -251,10 +251,9 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
             if reason_for_prev or _after_our_change(r, text, plain, m):
                 continue
             # 「OOM が出たので、batch を半分にして再実行中です」: what we did about the failure, not why
-            # it happened
-            # (not a fix after a defect that explains the failure: 「padding_side が right のままで生成が
-            # 崩れていたので left に変更」; not what the system keeps doing: 「〜作り直しています」)
-            # (nor after a chain that explains the failure: 「log(0) になって NaN が出ていたので eps を追加」)
+            # it happened. Not when the reason holds more than the failure, a defect or a chain
+            # (「padding_side が right のままで崩れていたので left に変更」「log(0) になって NaN が
+            # 出ていたので eps を追加」); not what the system keeps doing (「〜作り直しています」).
             if lang == "ja" and _our_response(r, plain[m.end():]) and not failure_term(r, plain[m.end():]) \
                     and not (r.defect and r.defect.search(text[:m.start()])) \
                     and not (r.result and r.result.search(text[:m.start()])):
