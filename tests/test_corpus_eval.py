@@ -270,6 +270,8 @@ FLOORS = {
     ("ja", "blind119"): (0.92, 0.024),
     ("en", "blind120"): (0.84, 0.024),
     ("ja", "blind120"): (0.93, 0.02),
+    ("en", "blind121"): (0.86, 0.0),
+    ("ja", "blind121"): (0.94, 0.0),
 }
 
 
@@ -362,6 +364,7 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            ("ja", "blind111"): 1,
                            # held out, not read: blocked cited answers at the first run
                            ("en", "blind120"): 1,
+                           ("ja", "blind121"): 1,
 }
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
 NEGATED_BLOCKED_CEILING = {
