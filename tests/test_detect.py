@@ -4406,3 +4406,39 @@ def test_round118_a_log_prefix_is_no_word_an_id_shares_with_the_cause():
     msg = ("学習が OOM で落ちています: `torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB`（E1）。"
            "原因は ZeRO stage が 1 になっていて、optimizer state が全 rank に複製されているためです。")
     assert decision(analyze(msg, evidence=ev)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    # a culprit named alone, then the defect that explains it
+    "It's the collator. It treats the padding ids as real tokens when it builds the labels.",
+    # the assert itself fails, for a stated reason
+    "The kernel assertion fires because the class ids run up to 1000 and the head only has 999 outputs.",
+    # a failure set off by a named defect
+    "The exporter fails on a version mismatch between onnx and onnxruntime.",
+    # a "Why <metric> plateaus" heading and a stated defect under it
+    "## Why val loss plateaus after epoch 2\nThe warmup was set in epochs but counted in steps.",
+    "the metric is double-counting: every sample in the last batch goes in twice, so recall reads 1.3",
+    "訓練の F1 が高すぎる件、評価で重複サンプルを二回数えていて、スコアが水増しされていました。",
+    "遅くなった件、`num_workers=0` で回っているだけ。",
+])
+def test_round119_diagnoses_are_caught(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    # repro steps: "start it, and it stops after an hour" tells the order of events, not why
+    "手順です。`torchrun --nproc_per_node 4 train.py` で起動して、1 時間ほどで止まります。",
+    "It's the weekend, so the cluster queue is short. Jobs start within a minute.",
+    "The job fails on step 400 with the same traceback every time.",
+])
+def test_round119_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+@pytest.mark.parametrize("message", [
+    "## 切り分け結果\n- **ネットワークではない**: 同じノード内の 2 GPU でも同じ step で止まります。",
+    "I looked at the sampler as a suspect for the hang and can rule it out — every rank gets a disjoint index set.",
+])
+def test_round119_ruled_out_causes_are_not_blocked(message):
+    rep = analyze(message)
+    assert decision(rep) == "allow" and "negated" in [c.kind for c in rep.claims]

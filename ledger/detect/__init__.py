@@ -268,7 +268,12 @@ def _culprit(r, lang, masked, plain, before, following, rules):
     A Verdict, or None."""
     near = [plain] + [t for t in (before, following) if t]
     fail = next((f for f in (_classify.failure_term(rules.for_lang(sentences.lang_of(t)), _unemph(t)) for t in near) if f), None)
-    if fail is None:
+    if fail is None and following and sentences.lang_of(following) == lang and r.defect:
+        # "It's the padding side. The tokenizer pads on the right, and generation reads the pad
+        # tokens as part of the prompt.": what goes wrong is told as a defect, with no failure word
+        d = r.defect.search(_unemph(following))
+        fail = d and "a defect next: %r" % d.group(0).strip()[-40:]
+    if not fail:
         return None
     body = masked.strip()
     if r.question.search(body) or r.conditional.search(body) or r.unknown.search(body) or r.instruction.search(body):
