@@ -4442,3 +4442,58 @@ def test_round119_non_claims_pass(message):
 def test_round119_ruled_out_causes_are_not_blocked(message):
     rep = analyze(message)
     assert decision(rep) == "allow" and "negated" in [c.kind for c in rep.claims]
+
+
+@pytest.mark.parametrize("message", [
+    # after the failure, what is doing it, pointed at
+    "Two runs with the same seed diverge after epoch 1; that's `torch.use_deterministic_algorithms(False)` letting scatter_add pick its order.",
+    # a quoted message is one word of the head
+    "The gateway was rejecting uploads with `413 Request Entity Too Large: body exceeds 10 MB` for big clients — the proxy caps request bodies at 10 MB.",
+    # "Reason:" as a label, right after the failure
+    "The eval job crashes on the first batch. Reason: the collator returns lists where the model expects tensors.",
+    "Our WER is far below what the paper reports. Reason: the reference transcripts were normalized twice.",
+    # a commit subject, and a noun phrase that names where the failure came from
+    "fix inf in grad norm: division by zero from an empty mask when every token is padding",
+    # Japanese: a quote that only shows the failure, then a cause with nothing of its own
+    "ログでは `step 812 | loss nan` となっており、AdamW の eps が 0 に設定されていたことが原因です。",
+    "GPU 利用率が 40% 前後に留まっているのは、前処理が 1 プロセスで走っているためです。",
+])
+def test_round120_diagnoses_are_caught(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "The `Some weights of the model were not initialized` message is expected: the classification head is new, so its weights start random.",
+    "Testing: killed a 4-node job at step 900 and resumed; the loss curve picks up where it left off.",
+    "If the stall really is the NFS mount, moving the shards to local disk should fix it — that's the next thing I'll check.",
+    "推論時に `model.eval()` を呼ぶのは、dropout が学習時のままだと出力が毎回変わるからです。",
+])
+def test_round120_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+def test_round120_ruled_out_cause_named_as_a_topic_is_not_blocked():
+    rep = analyze("データローダーのリークは外しました。RSS は 12 時間で横ばいです。")
+    assert decision(rep) == "allow" and "negated" in [c.kind for c in rep.claims]
+
+
+def test_round120_a_conclusion_closing_the_findings_draws_on_them():
+    ev = [Evidence("E1", "Thread 1 (active): \"MainThread\"\n    save_checkpoint (train.py:88)\n"),
+          Evidence("E2", "Thread 1 (idle): \"MainThread\"\n    all_reduce (torch/distributed/distributed_c10d.py:2288)\n")]
+    msg = ("## Findings\n"
+           "1. Rank 0 is writing a checkpoint: `save_checkpoint (train.py:88)` (E1).\n"
+           "2. Rank 1 waits in the all-reduce: `all_reduce (torch/distributed/distributed_c10d.py:2288)` (E2).\n\n"
+           "So the hang is rank 0 saving synchronously while rank 1 has already entered the next all-reduce.")
+    assert decision(analyze(msg, evidence=ev)) == "allow"
+    # the same conclusion with no findings above it has nothing to draw on
+    assert decision(analyze("## Findings\nSo the hang is rank 0 saving synchronously while rank 1 waits.",
+                            evidence=ev)) == "block"
+
+
+def test_round120_a_log_quote_of_the_failure_does_not_cite_the_cause_after_it():
+    ev = [Evidence("E1", "step 811 | loss 2.31\nstep 812 | loss nan\n")]
+    msg = "ログでは `step 812 | loss nan` となっており、AdamW の eps が 0 に設定されていたことが原因です。"
+    rep = analyze(msg, evidence=ev)
+    assert decision(rep) == "block"
+    en = "The run diverges: the log has `step 812 | loss nan` (E1). This is caused by eps being 0 in AdamW."
+    assert decision(analyze(en, evidence=ev)) == "block"

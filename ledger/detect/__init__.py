@@ -750,9 +750,19 @@ def _details_citations(bi, blocks, rules, lang, back=False):
         # "## Findings / 1. ... (E1) / 2. ... (E2) / ## Root cause / <what they add up to>": the
         # conclusion draws on the findings section right before it
         f = _findings_before(bi, blocks, rules, back)
-        if f is None:
-            return None
-        prose, material = _section(f, blocks)
+        if f is not None:
+            prose, material = _section(f, blocks)
+        else:
+            # "## Findings / 1. ... (E1) / 2. ... (E2) / So the hang is ...": a paragraph that
+            # points back closes the findings section it sits in, and draws on what it lists
+            k = _section_heading(bi, blocks)
+            if not (back and k >= 0 and blocks[bi].kind == "para" and bi - k > 1
+                    and _either_pack(blocks[k].text, "details_heading", rules)):
+                return None
+            prose, material = _section(k, blocks)
+            mine = set(blocks[bi].codes)
+            prose = [t for t in prose if t != blocks[bi].text]
+            material = [t for t in material if t not in mine]
     return _citations(prose, material, rules.for_lang(lang))
 
 
@@ -896,12 +906,15 @@ def _symptom_quoted_head(claim, rules):
     """The part of an assertion after its cause cue, when every quote before the cue is an error
     message sharing no word with that part and the block names no evidence id before it; else
     None. Such quotes show what failed, not the cause named after them."""
-    # (English only: a Japanese sentence puts the reason first, 「「OSError: ...」で失敗しているので、〜」)
-    if claim.kind != "assertion" or claim.lang != "en":
+    # (In English only, by the cue: a Japanese sentence puts the reason first, 「「OSError: ...」で
+    # 失敗しているので、〜」. It marks the clause that only shows the log, `shown_clause`.)
+    if claim.kind != "assertion":
         return None
     r = rules.for_lang(claim.lang)
     plain = _unemph(claim.text)
     masked = sentences.mask_code(plain)[0]
+    if claim.lang != "en":
+        return _shown_clause_tail(r, plain, masked)
     cues = [m for m in (r.cause_frame.search(masked), r.connective.search(masked)) if m is not None]
     if not cues:
         return None
@@ -915,6 +928,26 @@ def _symptom_quoted_head(claim, rules):
     # the head states the failure in words of its own, the quote only shows it ("`OSError: No
     # space left on device` is the root cause of the crash" quotes the cause itself)
     if not _classify.failure_term(r, _QUOTED.sub(" ", head)):
+        return None
+    shown = set().union(*(_shown_by(r, q) for q in quoted))
+    if _words_of(tail) & shown:
+        return None
+    return tail
+
+
+def _shown_clause_tail(r, plain, masked):
+    """「ログでは `step 20010 | loss nan` となっており、warmup がスキップされたことが原因です」:
+    the part after a clause that only shows the failure in a quote of the log (`shown_clause`),
+    when the rest names the cause by a cue and shares no word with the quote; else None."""
+    m = r.shown_clause.search(masked) if r.shown_clause else None
+    if m is None:
+        return None
+    head, tail = plain[:m.end()], plain[m.end():]
+    masked_tail = masked[m.end():]
+    if not r.cause_frame.search(masked_tail):
+        return None  # (「ログに `OutOfMemoryError ...` と出ており、〜載り切らずに落ちていました」: the quote is the ground)
+    quoted = [q for q in quotes_in(head) if not _uncitable(q, r)]
+    if not quoted or r.evidence_id.search(head) or not all(_classify.failure_term(r, q) for q in quoted):
         return None
     shown = set().union(*(_shown_by(r, q) for q in quoted))
     if _words_of(tail) & shown:

@@ -575,6 +575,7 @@ def stated(r, text):
 _ANAPHORIC_START = diskcache.compile(r"\s*(?:[Tt]hose|[Tt]hese)\s+[a-z]")
 # "Loss sat at 10.37 (≈ ln 32000) for the whole run": a parenthesis is not part of the head
 _PAREN = diskcache.compile(r"\([^()]*\)")
+_CODE_SPAN = diskcache.compile(r"`[^`]+`")
 _NUMBER = diskcache.compile(r"[~≈<>]?[\d.,:%x×/+-]*\d[\d.,:%x×/+-]*")
 _LOCATED = diskcache.compile(r"\w\s+(?:on|in|at|during|after|since|under)\s+(?:the|a|an|our|every|each|all|its|this|that)\s")
 _UNIT = diskcache.compile(r"[A-Za-zµ/%]{1,6}[.,]?")
@@ -676,7 +677,9 @@ def _explanation(r, lang, text, plain):
             # same ("Loss goes from 2.31 to nan between step 880 and step 881; the repro is ...").
             # ("fyi the eval numbers ... were wrong all week — ...": a chat opener is no word of it)
             opener = r.chat_opener.search(head) if r.chat_opener else None
-            words = _PAREN.sub("", head[opener.end():] if opener else head).split()
+            # (a quoted message is one word: "Triton was rejecting requests with `batch-size must
+            # be <= 8` for some clients — ...")
+            words = _CODE_SPAN.sub("`x`", _PAREN.sub("", head[opener.end():] if opener else head)).split()
             if m.group(0).strip() != ";":
                 words = _without_numbers(words)
             # "`CUDA error: no kernel image is available ...` — the wheel doesn't ship sm_90
@@ -720,8 +723,10 @@ def _explanation(r, lang, text, plain):
             # "I haven't looked into the two failures; both are queued for tomorrow"; "The
             # slowdown might be CPU-side: ..." proposes what the explanation then supports
             continue
-        if r.own_action and r.own_action.search(head):
-            continue  # "I moved X out of the loop; one fold takes 3 min instead of 48": the fix and its effect
+        if r.own_action and (r.own_action.search(head) or r.own_action.search(plain[:m.start()])):
+            # "I moved X out of the loop; one fold takes 3 min instead of 48": the fix and its
+            # effect ("Testing: killed a job and resumed; the curves overlap": also across a label)
+            continue
         if lang == "en" and (r.generic_when.search(head) or r.observed_head.search(head)):
             # "The trainer resumes when a node fails: slurm requeues it" describes a mechanism;
             # "Reproduced the slowdown: p95 is 480 ms" reports what was measured
