@@ -4497,3 +4497,34 @@ def test_round120_a_log_quote_of_the_failure_does_not_cite_the_cause_after_it():
     assert decision(rep) == "block"
     en = "The run diverges: the log has `step 812 | loss nan` (E1). This is caused by eps being 0 in AdamW."
     assert decision(analyze(en, evidence=ev)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "The distilled student is indistinguishable from the untrained model because the KD loss weight is 0 in the config.",
+    # a participle that gives the effect
+    "The scheduler steps twice per batch: the callback calls step() and so does the loop, leaving the LR at zero and the loss stuck from epoch 3 on.",
+    # a cleft that sets the cause apart
+    "It's the NFS client cache that drags the data time up; every worker re-reads the index file.",
+    # a chat culprit, then one of a pair done and the other left out
+    "lol it's the dropout. you called model.eval() on the encoder but not the decoder, so the outputs change on every call",
+    "The OOM steps are the ones where the packer put two 8k documents into one row.",
+    "fix: eval NaNの原因だったゼロ除算を修正(空のバッチで割っていた)",
+    "学習が NCCL timeout で落ちる件。NCCL_P2P_DISABLE=1 が環境変数に残ってた",
+])
+def test_round121_diagnoses_are_caught(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    # "can start" is not "cannot start"
+    "`--max-model-len 8192` を付けると起動できることを確認しました。",
+    "It's only rank 3 that hangs; the other ranks finish the step.",
+])
+def test_round121_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+def test_round121_a_rule_out_then_the_suspect_it_clears_is_negated():
+    rep = analyze("Ruled out the tokenizer as a suspect by diffing the ids of both runs — they match exactly, "
+                  "yet the loss still diverges.")
+    assert decision(rep) == "allow" and [c.kind for c in rep.claims] == ["negated"]

@@ -892,6 +892,8 @@ def _judge(r, lang, text, clauses, pseudo, tier, m, failure, mode, mode_label, p
         # 「「bf16 にしたから遅くなった」という仮説は外れでした」, "it was the obvious suspect, and
         # it is not the source": the hedge names the hypothesis that the sentence then rules out
         n = r.negated.search(text, h.start())
+        if n is None and tier == "negated" and m.end() <= h.start():
+            n = m  # "Eliminated the scheduler as a suspect by ...": the rule-out, then what it cleared
         if n is not None:
             return Verdict(NEGATED, "rules out the %r (%r)" % (h.group(0).strip(), n.group(0).strip()))
     if h is not None and tier == "negated" and m.start() <= h.start() <= m.end() + 1:
