@@ -271,9 +271,9 @@ FLOORS = {
     ("ja", "blind120"): (0.97, 0.0),
     ("en", "blind121"): (1.0, 0.0),
     ("ja", "blind121"): (1.0, 0.0),
+    ("en", "blind122"): (1.0, 0.0),
+    ("ja", "blind122"): (1.0, 0.0),
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
-    ("en", "blind122"): (0.85, 0.024),
-    ("ja", "blind122"): (0.97, 0.024),
     ("en", "blind123"): (0.75, 0.045),
     ("ja", "blind123"): (0.89, 0.024),
     ("en", "blind124"): (0.84, 0.024),
@@ -369,7 +369,6 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            # finding to draw on
                            ("ja", "blind111"): 1,
                            # held out, not read: blocked cited answers at the first run
-                           ("ja", "blind122"): 1,
 }
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
 NEGATED_BLOCKED_CEILING = {

@@ -4528,3 +4528,31 @@ def test_round121_a_rule_out_then_the_suspect_it_clears_is_negated():
     rep = analyze("Ruled out the tokenizer as a suspect by diffing the ids of both runs — they match exactly, "
                   "yet the loss still diverges.")
     assert decision(rep) == "allow" and [c.kind for c in rep.claims] == ["negated"]
+
+
+@pytest.mark.parametrize("message", [
+    "The 8-bit model keeps repeating the same phrase because the KV cache is never reset between prompts.",
+    "Different losses across reruns with one seed: the dataloader workers are seeded from the wall clock.",
+    "The two ranks save to the same path at the same moment; there's your corrupted checkpoint.",
+    "Samples/sec halved after the upgrade. Length bucketing got disabled by the new loader default.",
+    # the failure in one paragraph, the defect that explains it in the next
+    "Accuracy was logged as 97.0 instead of 71.3.\n\nThe padding labels were counted in the accuracy: the mask is applied after the argmax.",
+    "ドライバが古いままなのが悪くて、`torch.cuda.is_available()` が False になります。",
+])
+def test_round122_diagnoses_are_caught(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "Filed #812 to track the flaky eval crash; it has shown up twice in 30 nightly runs.",
+    # a paragraph that opens with the fix describes the change, not what was wrong
+    "The eval loss was reported as 0.4 instead of 1.9.\n\nFix: the metric now divides by the unmasked token count instead of the batch size.",
+    "## まとめ\n現時点で断定できる原因はありません。\n\n| 候補 | 根拠 |\n|---|---|\n| merge 時に fp16 へ落ちて丸め誤差が出ている | base は bf16 |",
+])
+def test_round122_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+def test_round122_a_clean_bill_for_a_suspect_in_chat_is_a_rule_out():
+    rep = analyze("sampler is fine btw — every rank gets a disjoint slice, and the loss still spikes at step 900")
+    assert decision(rep) == "allow" and "negated" in [c.kind for c in rep.claims]

@@ -287,6 +287,12 @@ def _culprit(r, lang, masked, plain, before, following, rules):
         r.culprit.search(masked).group(0).strip(), fail))
 
 
+# A paragraph that opens with the fix: "Fix: ...", "Workaround:", 「修正:」「対応：」
+_FIX_LABEL = diskcache.compile(
+    r"^\W*(?:fix(?:ed)?|the\s+fix|solution|workaround|resolution|mitigation|修正(?:内容)?|対応|対処|回避策|解決策)\s*[:：]",
+    diskcache.IGNORECASE)
+
+
 class _Unit:
     """A sentence to classify, with where it sits."""
 
@@ -391,6 +397,10 @@ def analyze(message, evidence=None, rules=None):
                 # labels its value as "原因: ..." does
                 mode, label = lm, cells[0]
                 bare_ok = bare_ok or lm == "assertion"
+            elif b.header and any(_heading_mode(rules.for_lang, c) == "hypothesis" for c in b.header if c.strip()):
+                # "| 候補 | 根拠 | 確度 |", "| Hypothesis | Evidence so far |": each row is a candidate
+                mode, label = "hypothesis", next(c for c in b.header if c.strip()
+                                                 and _heading_mode(rules.for_lang, c) == "hypothesis")
             elif b.header and mode != "hypothesis" and not _settings_table(rules, b.header):
                 # A row of a table with a cause column ("| Symptom | Cause | Fix |") states a cause
                 # (not "| 項目 | 値 | 理由 |": why each setting is what it is).
@@ -405,8 +415,12 @@ def analyze(message, evidence=None, rules=None):
                         break
         # Items of one list read like sentences in a row: "- Loss plateaued at 2.3." then "- The
         # scheduler stepped per epoch instead of per step." explains the item before it.
-        prev = units[-1].text if (b.kind == "item" and units and units[-1].block == bi - 1
-                                  and blocks[bi - 1].kind == "item") else None
+        # So do paragraphs in a row: "Perplexity was reported as 3.1 instead of ~11." then a
+        # paragraph "The padding tokens were counted in the loss: ..." (not one that opens with
+        # the fix, "Fix: the sync now waits ...": what changed, not what was wrong).
+        prev = units[-1].text if (b.kind in ("item", "para") and units and units[-1].block == bi - 1
+                                  and blocks[bi - 1].kind == b.kind
+                                  and not (b.kind == "para" and _FIX_LABEL.match(_unemph(text)))) else None
         line = None  # (mode, label) of a "**Expected:** ..." line inside the block
         for a, e in sentences.split(text):
             s = text[a:e]
