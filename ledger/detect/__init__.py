@@ -287,12 +287,6 @@ def _culprit(r, lang, masked, plain, before, following, rules):
         r.culprit.search(masked).group(0).strip(), fail))
 
 
-# A paragraph that opens with the fix: "Fix: ...", "Workaround:", 「修正:」「対応：」
-_FIX_LABEL = diskcache.compile(
-    r"^\W*(?:fix(?:ed)?|the\s+fix|solution|workaround|resolution|mitigation|修正(?:内容)?|対応|対処|回避策|解決策)\s*[:：]",
-    diskcache.IGNORECASE)
-
-
 class _Unit:
     """A sentence to classify, with where it sits."""
 
@@ -420,7 +414,7 @@ def analyze(message, evidence=None, rules=None):
         # the fix, "Fix: the sync now waits ...": what changed, not what was wrong).
         prev = units[-1].text if (b.kind in ("item", "para") and units and units[-1].block == bi - 1
                                   and blocks[bi - 1].kind == b.kind
-                                  and not (b.kind == "para" and _FIX_LABEL.match(_unemph(text)))) else None
+                                  and not (b.kind == "para" and _either_pack(text, "fix_label", rules))) else None
         line = None  # (mode, label) of a "**Expected:** ..." line inside the block
         for a, e in sentences.split(text):
             s = text[a:e]
@@ -952,7 +946,8 @@ def _symptom_quoted_head(claim, rules):
 def _shown_clause_tail(r, plain, masked):
     """「ログでは `step 20010 | loss nan` となっており、warmup がスキップされたことが原因です」:
     the part after a clause that only shows the failure in a quote of the log (`shown_clause`),
-    when the rest names the cause by a cue and shares no word with the quote; else None."""
+    when the rest names the cause by a `cause_frame` and shares no word with the quote; else
+    None."""
     m = r.shown_clause.search(masked) if r.shown_clause else None
     if m is None:
         return None
