@@ -391,10 +391,10 @@ def analyze(message, evidence=None, rules=None):
                 # labels its value as "原因: ..." does
                 mode, label = lm, cells[0]
                 bare_ok = bare_ok or lm == "assertion"
-            elif b.header and any(_heading_mode(rules.for_lang, c) == "hypothesis" for c in b.header if c.strip()):
+            elif b.header and (hyp := next((c for c in b.header if c.strip()
+                                            and _heading_mode(rules.for_lang, c) == "hypothesis"), None)):
                 # "| 候補 | 根拠 | 確度 |", "| Hypothesis | Evidence so far |": each row is a candidate
-                mode, label = "hypothesis", next(c for c in b.header if c.strip()
-                                                 and _heading_mode(rules.for_lang, c) == "hypothesis")
+                mode, label = "hypothesis", hyp
             elif b.header and mode != "hypothesis" and not _settings_table(rules, b.header):
                 # A row of a table with a cause column ("| Symptom | Cause | Fix |") states a cause
                 # (not "| 項目 | 値 | 理由 |": why each setting is what it is).
@@ -930,17 +930,21 @@ def _symptom_quoted_head(claim, rules):
     if _POINTS_BACK.match(cue.group(0)) or r.look_back.search(cue.group(0)):
         return None  # "X — dedup reports `...` — which is why ...": the cause comes before the cue
     head, tail = plain[:cue.start()], plain[cue.end():]
-    quoted = [q for q in quotes_in(head) if not _uncitable(q, r)]
-    if not quoted or r.evidence_id.search(head) or not all(_classify.failure_term(r, q) for q in quoted):
-        return None
     # the head states the failure in words of its own, the quote only shows it ("`OSError: No
     # space left on device` is the root cause of the crash" quotes the cause itself)
-    if not _classify.failure_term(r, _QUOTED.sub(" ", head)):
-        return None
-    shown = set().union(*(_shown_by(r, q) for q in quoted))
-    if _words_of(tail) & shown:
+    if not _classify.failure_term(r, _QUOTED.sub(" ", head)) or not _quotes_show_failure_only(r, head, tail):
         return None
     return tail
+
+
+def _quotes_show_failure_only(r, head, tail):
+    """Does `head` quote error messages only (at least one, with no evidence id beside them) that
+    share no word with `tail`, the cause named after them?"""
+    quoted = [q for q in quotes_in(head) if not _uncitable(q, r)]
+    if not quoted or r.evidence_id.search(head) or not all(_classify.failure_term(r, q) for q in quoted):
+        return False
+    shown = set().union(*(_shown_by(r, q) for q in quoted))
+    return not (_words_of(tail) & shown)
 
 
 def _shown_clause_tail(r, plain, masked):
@@ -952,16 +956,9 @@ def _shown_clause_tail(r, plain, masked):
     if m is None:
         return None
     head, tail = plain[:m.end()], plain[m.end():]
-    masked_tail = masked[m.end():]
-    if not r.cause_frame.search(masked_tail):
+    if not r.cause_frame.search(masked[m.end():]):
         return None  # (「ログに `OutOfMemoryError ...` と出ており、〜載り切らずに落ちていました」: the quote is the ground)
-    quoted = [q for q in quotes_in(head) if not _uncitable(q, r)]
-    if not quoted or r.evidence_id.search(head) or not all(_classify.failure_term(r, q) for q in quoted):
-        return None
-    shown = set().union(*(_shown_by(r, q) for q in quoted))
-    if _words_of(tail) & shown:
-        return None
-    return tail
+    return tail if _quotes_show_failure_only(r, head, tail) else None
 
 
 def _symptom_quotes_before(claim, bi, units, claim_at, rules, checker=None):
