@@ -4556,3 +4556,57 @@ def test_round122_non_claims_pass(message):
 def test_round122_a_clean_bill_for_a_suspect_in_chat_is_a_rule_out():
     rep = analyze("sampler is fine btw — every rank gets a disjoint slice, and the loss still spikes at step 900")
     assert decision(rep) == "allow" and "negated" in [c.kind for c in rep.claims]
+
+
+@pytest.mark.parametrize("message", [
+    # a symptom, then the defect that explains it in the next sentence
+    "The exported encoder rejects inputs longer than 128 tokens. The sequence length is hard-coded to 128 in the export script.",
+    "The classifier predicts every image as class 4 — the head was swapped for a fresh one and its weights never got loaded.",
+    "Loss drops to exactly 0 within 200 steps; that's every label being masked: the collator masks the answer instead of the prompt.",
+    "Four nodes are only 2.5x faster than one; the gradient buckets aren't overlapped with backward because of the hook we registered.",
+    # "was fine-tuned" is no clean bill of health
+    "The model was fine-tuned with an added EOS token and the server still stops on the old one, so every reply runs on forever.",
+    "resume 直後の精度低下：optimizer の state が復元されておらず、Adam のモーメントがゼロから始まっている。",
+    "tokenizers のビルドが通らないのは Rust のツールチェーンが古いからです。",
+    "- 2 epoch 目から step 時間が 3 倍に → 可変長の入力でカーネルが毎回選び直されている",
+])
+def test_round123_diagnoses_are_caught(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    # why a flag or a check of ours exists, not why something failed
+    "The reason for the `--no-deps` flag in the Dockerfile is that the base image already ships a patched torch.",
+    "- Invalid rows now raise instead of being silently skipped, since that is what hid the label shift last quarter.",
+    "【連絡】今夜 22:00〜翌 2:00 はストレージのメンテナンスのため、チェックポイントの保存が止まります。",
+])
+def test_round123_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+def test_round123_a_suspect_ruled_out_with_a_space_before_no_sei_is_negated():
+    rep = analyze("データ順 のせいではないと思います。シャッフルを止めても同じ step で発散しました。")
+    assert decision(rep) == "allow" and "negated" in [c.kind for c in rep.claims]
+
+
+def test_round123_a_quote_in_quotation_marks_that_no_output_holds_uncites_the_claim():
+    ev = [Evidence("E1", "rss=3.1GB after epoch 1\nrss=4.0GB after epoch 2\nrss=5.2GB after epoch 3\n", "python train.py")]
+    # the second quote says 9.2GB where the output says 5.2GB: the id beside it does not vouch for it
+    msg = ('Host memory leaks in the cache: RSS climbs from "rss=3.1GB after epoch 1" to '
+           '"rss=9.2GB after epoch 3" (E1), because every decoded image is kept in a dict.')
+    rep = analyze(msg, evidence=ev)
+    assert decision(rep) == "block"
+    assert any("rss=9.2GB" in str(n) for c in rep.claims for n in (c.near_misses or []))
+    honest = msg.replace("9.2GB", "5.2GB")
+    assert decision(analyze(honest, evidence=ev)) == "allow"
+
+
+def test_round123_a_measured_symptom_before_a_fresh_cause_does_not_cite_it():
+    ev = [Evidence("E1", "warmup done\nthroughput: 212 samples/s\n", "python bench.py")]
+    msg = ("推論が遅い件、`throughput: 212 samples/s` しか出ていないことは確認しました。"
+           "原因は前処理が毎回 CPU で画像をリサイズしているためです。")
+    assert decision(analyze(msg, evidence=ev)) == "block"
+    # a claim that builds on the measured value ("これだと") still draws on it
+    built_on = ("推論が遅い件、`throughput: 212 samples/s` しか出ていないことは確認しました。"
+                "これだと 1 エポックに 3 時間かかるので、夜間バッチに収まりません。")
+    assert decision(analyze(built_on, evidence=ev)) == "allow"

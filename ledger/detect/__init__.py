@@ -12,7 +12,7 @@ process (see rules.py), evidence touched only when a claim quotes something (see
 from .. import diskcache
 from . import classify as _classify
 from . import markdown, sentences
-from .cite import Checker, quotes_in, too_short as _uncitable
+from .cite import Checker, normalize, quotes_in, too_short as _uncitable
 from .decide import decision, DEFAULT_BLOCK_KINDS  # noqa: F401  (re-exported for the guard and the CLI)
 from .rules import load_rules  # noqa: F401
 
@@ -562,6 +562,12 @@ def analyze(message, evidence=None, rules=None):
                     # claim names its own evidence, and that evidence does not exist; other
                     # entries around it (a symptom's E1 below) do not stand in for it
                     claim.evidence, claim.cited = [], False
+                elif (wrong := _misquoted(claim.text, checker)):
+                    # "... climbs from "allocated=21.4GB after eval 1" to "allocated=38.2GB after
+                    # eval 12" (E1)" where E1 says 28.2GB: a quote in the claim's own sentence
+                    # that no output holds is output made up or altered, whatever else is cited
+                    claim.evidence, claim.cited = [], False
+                    claim.near_misses = (list(claim.near_misses or []) + wrong)[:5]
         for claim, bi in claims:
             if claim.cited or claim.kind != "assertion":
                 continue
@@ -989,9 +995,16 @@ def _symptom_quotes_before(claim, bi, units, claim_at, rules, checker=None):
         if quoted:
             # only error messages: a quote of anything else (an address, a config line, a
             # profile) is evidence the claim after it may draw on
-            if j in claim_at or not all(_classify.failure_term(r, q) for q in quoted):
+            if j in claim_at:
                 return False
             masked = sentences.mask_code(text)[0]
+            if not all(_classify.failure_term(r, q) for q in quoted) and not (
+                    # 「eval が遅い件、`avg tokens/s: 41.2` しか出ていないことは確認しました。原因は
+                    # 〜」: a measured value, in a sentence that calls it the failure, is the
+                    # symptom too, when the claim after it opens by naming the cause anew (not
+                    # 「これだと〜ので」, which builds on that value)
+                    _classify.failure_term(r, _QUOTED.sub(" ", text)) and _opens_with_cause(claim, rules)):
+                return False
             if r.connective.search(masked) or r.cause_frame.search(masked) \
                     or (r.found_opener and r.found_opener.search(masked)):
                 return False  # a sentence that gives a reason, or reports a finding, is no bare symptom
@@ -1005,6 +1018,23 @@ def _symptom_quotes_before(claim, bi, units, claim_at, rules, checker=None):
             found = True
         j -= 1
     return found
+
+
+def _opens_with_cause(claim, rules):
+    """Does the claim open with a cause frame or connective that names the cause afresh ("The
+    reason memory grows is ...", 「原因は〜」), not one that points back ("That's why", 「そのため」)?"""
+    r = rules.for_lang(claim.lang)
+    masked = sentences.mask_code(_unemph(claim.text))[0]
+    lead = len(masked) - len(masked.lstrip(" *_-・"))
+    for pat in (r.cause_frame, r.connective):
+        m = pat.search(masked)
+        if m is not None and m.start() <= lead + 2:
+            cue = m.group(0)
+            return not (_POINTS_BACK.match(cue) or r.look_back.search(cue) or _DEMONSTRATIVE.match(cue))
+    return False
+
+
+_DEMONSTRATIVE = diskcache.compile(r"\W*(?:これ|それ|この|その|そう|あれ|(?:hence|thus|so)\b)", diskcache.IGNORECASE)
 
 
 # What a log line opens with to say who printed it: "[rank0]: ", "[2024-05-01 12:00:01] "
@@ -1137,6 +1167,30 @@ def _cite(scope, checker):
     if unfounded and not verified and cited_by:
         cited_by = []
     return quotes, cited_by, near
+
+
+# A quote in quotation marks, not backticks: what the writer says some output printed
+_SAID_QUOTE = diskcache.compile(r'"([^"\n]{3,400})"|「([^」\n]{2,400})」|『([^』\n]{2,400})』')
+
+
+_DIGIT = diskcache.compile(r"\d")
+_CJK_CHAR = diskcache.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
+
+
+def _misquoted(text, checker):
+    """The near-miss entries for the quotes in quotation marks of sentence `text` that no
+    recorded output holds (altered, reworded or only searched for); [] when every one is found.
+    Backticks are left out: they mark names and code as often as output."""
+    wrong = []
+    for m in _SAID_QUOTE.finditer(normalize(text)):
+        q = m.group(m.lastindex)
+        if not (_DIGIT.search(q) or len(q.split()) >= 4 or len(q) >= 15 and _CJK_CHAR.search(q)):
+            continue  # "Hello world", "continue fine-tuning": a name or an input, not a line of output
+        status, hits, detail = checker.check_quote(q)
+        if status in ("missing", "near", "own"):
+            wrong.append({"quote": q[:200], "evidence": hits[0] if hits else _ev_of(detail),
+                          "why": "in quotation marks, but no recorded output holds it"})
+    return wrong
 
 
 def _ev_of(detail):

@@ -706,7 +706,10 @@ def _explanation(r, lang, text, plain):
         else:
             if not 3 <= len(head.strip()) <= 40:
                 continue
-            verbal = r.predicate.search(head)
+            # (「resume 後の loss スパイク：scheduler の state_dict が復元されておらず、〜」: a
+            # failure named with no verb, before a colon, then a part set up wrong)
+            verbal = r.predicate.search(head) or (
+                m.group(0).strip() in (":", "：") and r.defect and r.defect.search(tail))
             # 「loss が nan になるのは fp16 のオーバーフローです」explains; 「失敗したのは test_x の 1 件
             # のみ」only says which one failed: the failure needs its own subject (が).
             if m.group(0).startswith("のは") and "が" not in head:
