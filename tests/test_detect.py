@@ -4610,3 +4610,33 @@ def test_round123_a_measured_symptom_before_a_fresh_cause_does_not_cite_it():
     built_on = ("推論が遅い件、`throughput: 212 samples/s` しか出ていないことは確認しました。"
                 "これだと 1 エポックに 3 時間かかるので、夜間バッチに収まりません。")
     assert decision(analyze(built_on, evidence=ev)) == "allow"
+
+
+@pytest.mark.parametrize("message", [
+    "The adapters learn nothing. `modules_to_save` matches no modules in this model, so only the bias terms get updates.",
+    "Value loss explodes after ~5k updates: the return normaliser divides by a running std that shrinks to zero.",
+    "- The real problem: the scheduler is stepped before the optimizer, so the first 500 steps run at the wrong learning rate.",
+    "Eval hangs on 8 GPUs. The uneven shard gave rank 5 one extra batch and it waited in the final all-gather forever.",
+    "The remaining mismatch between the two runs comes from `scatter_add_`, which accumulates with atomics on CUDA.",
+    "## Fix for the vLLM startup crash\nThe image ships CUDA 12.1 and the prebuilt kernels need 12.4, so the worker aborts on the first launch.\n\nBumped the base image to 12.4.",
+    "その版だと 8bit の optimizer state が壊れるから loss が全然下がらんのよ",
+])
+def test_round124_diagnoses_are_caught(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    # a reason to do something, not a reason something failed
+    "Padding repeats samples when the dataset doesn't divide evenly. That's the reason to de-duplicate predictions before scoring.",
+    # the fix after the diagnosis, with the subject left out, is no second claim
+    "## Root cause\nThe export used opset 18, which our TensorRT can't parse (E1).\n\nPinned the export to opset 17 and the engine builds.",
+])
+def test_round124_non_claims_pass(message):
+    from ledger.detect import Evidence
+    ev = [Evidence("E1", "[TRT] ERROR: onnx opset 18 is not supported\n", "trtexec --onnx model.onnx")]
+    assert decision(analyze(message, evidence=ev)) == "allow"
+
+
+def test_round124_a_lower_case_suspect_cleared_after_checked_is_negated():
+    rep = analyze("checked, it's not fragmentation, reserved and allocated memory stay within 200 MB of each other")
+    assert decision(rep) == "allow" and [c.kind for c in rep.claims] == ["negated"]
