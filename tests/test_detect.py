@@ -4640,3 +4640,29 @@ def test_round124_non_claims_pass(message):
 def test_round124_a_lower_case_suspect_cleared_after_checked_is_negated():
     rep = analyze("checked, it's not fragmentation, reserved and allocated memory stay within 200 MB of each other")
     assert decision(rep) == "allow" and [c.kind for c in rep.claims] == ["negated"]
+
+
+@pytest.mark.parametrize("message", [
+    "SM occupancy hovers at 20% — the collate function runs on the main process and pads every batch to 4096.",
+    "Contamination: the scaler was fit on the whole dataset before the split, so the test rows shaped their own normalisation.",
+    "Warmup is why the LR is 4x what we configured: the scheduler multiplies the base LR instead of interpolating to it.",
+    "## Fix\nCache the index in `__init__`.\n\n## Why\nEvery lookup was re-reading the 40 GB index file, which is what made each epoch take 5 h instead of 20 min.",
+    "結局、train は `padding_side=left`、eval は right のまま、という前処理の不一致でスコアが出ていなかったわけです。",
+    "OOM は `gradient_checkpointing` を無効にしたところから来ています。",
+    "Llama の学習だけ loss が最初から 12 を超えているのは、RoPE の base を自前の実装で取り違えているからです。",
+])
+def test_round125_diagnoses_are_caught(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "## Status\nRoot cause of the slow rank: unknown so far.\n\n## Next\nProfile node 7 alone.",
+    "A short note on how the KV cache pool works: blocks are handed out per request and returned on completion, so usage stays flat.",
+    "- Reproduced the hang with 2 ranks.\n- Cutting the repro down to one collective next so it runs in seconds.",
+    "What causes a loss spike in general? A bad batch or too high a learning rate — that's why people clip gradients.",
+    "ちなみに `torch.backends.cudnn.benchmark` は入力形状ごとにアルゴリズムを選び直すだけなので、形状が固定ならメモリは増えません。",
+    "## 設計メモ\nwarmup は 2000 step にしています。これは過去の実験で 500 step では序盤に発散したからです。",
+    "## PR: OOM 時にメモリスナップショットを残す\n\nOOM の原因調査をしやすくするため、例外発生時に `torch.cuda.memory._snapshot()` を保存します。",
+])
+def test_round125_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"

@@ -186,7 +186,10 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
         and (r.negated.search(prev_plain) or r.unknown.search(prev_plain) or r.hedge.search(prev_plain)
              # (a failure in a generic condition is no failure of this sentence: 「平均だけだと外れ値に
              # 引っ張られるせいで、体感と合わなくなるからです」)
-             or ((not own_failure or (r.generic_when and r.generic_when.search(text))) and not _real_defect(r, text)
+             # (in a design note, 「〜にしています。これは過去実験で 32 以上では頭打ちだったからです」:
+             # a failure seen in an experiment is the motive for the choice)
+             or ((not own_failure or explaining or (r.generic_when and r.generic_when.search(text)))
+                 and not _real_defect(r, text)
                  # 「issue に貼ってください。再現の手がかりになるためです。」: why to do as asked
                  and ((r.own_action and r.own_action.search(prev_plain)) or r.rationale.search(prev_plain)
                       or r.instruction.search(prev_plain) or _practice(r, prev_plain)))))
@@ -220,6 +223,8 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
             continue  # 「ログの変更は、〜という要望によるものです」: the reason for a change of our own
         if _names_masked_failure(r, plain, m):
             continue  # "the drop you see is the scheduler doing what it was configured to do"
+        if reason_for_prev and _REASON_TOPIC.match(m.group(0)):
+            continue  # 「r=16 にしています。これは〜頭打ちだったからです」: the motive for the choice before
         cues.append(("frame", m))
     if failure and not observed:
         for m in r.cause_verb.finditer(text):
@@ -638,7 +643,8 @@ def _without_numbers(words):
 # What a Japanese report of a fix says: the act names a failure it explains
 _FIXED = ("修正", "直し", "直り", "解消", "対処", "対策", "fix")
 # 「理由は、」「その理由として、」: a sentence that opens by naming itself the reason
-_REASON_TOPIC = diskcache.compile(r"^\s*(?:その|この)?理由(?:は|として(?:は)?)[、,]?")
+# (「これは〜からです」「それは〜ためです」 too: the topic is the sentence before)
+_REASON_TOPIC = diskcache.compile(r"^\s*(?:(?:その|この)?理由(?:は|として(?:は)?)|(?:これ|それ)は)[、,]?")
 # 「〜の件、」「〜件：」: the matter a Japanese sentence goes on to explain
 _MATTER = diskcache.compile(r"件\s*[、：:—–]\s*")
 
@@ -687,7 +693,11 @@ def _explanation(r, lang, text, plain):
             quoted = len(head.strip()) > 2 and head.strip()[0] == head.strip()[-1] == "`" and "`" not in head.strip()[1:-1]
             # (a longer head when what follows names a part set up wrong: "The LR hits `eta_min`
             # after the first epoch and then climbs back up: `T_max` was set to ... instead of ...")
-            if not quoted and not 2 <= len(words) <= (14 if r.defect and r.defect.search(tail) else 10):
+            # (one word only as a failure named before a part set up wrong: "Leakage: the target
+            # encoder was fit on the full dataframe before the split")
+            lone = len(words) == 1 and m.group(0).strip() != ";" and r.failure_noun.search(head) \
+                and r.defect and r.defect.search(tail)
+            if not quoted and not lone and not 2 <= len(words) <= (14 if r.defect and r.defect.search(tail) else 10):
                 continue
             if r.list_intro.search(head):
                 continue
