@@ -4666,3 +4666,30 @@ def test_round125_diagnoses_are_caught(message):
 ])
 def test_round125_non_claims_pass(message):
     assert decision(analyze(message)) == "allow"
+
+
+@pytest.mark.parametrize("message", [
+    # a defect after a failure, under "Findings", past the first paragraph the heading covers
+    "## Findings\n| phase | ms |\n|---|---|\n| data | 40 |\n| optimizer | 910 |\n\nThe optimizer dominates. "
+    "Apex's fused Adam is falling back to the unfused path because the params are fp32.",
+    "Decoding is 3x slower than last week. The sampler is falling back to the Python implementation on every request.",
+    "学習が遅い件、`Using the legacy attention path` の警告が出ています。遅さの原因は FlashAttention のビルドが"
+    "読み込めず、素の実装で計算していることです。",
+])
+def test_round126_diagnoses_are_caught(message):
+    from ledger.detect import Evidence
+    ev = [Evidence("E1", "Using the legacy attention path\nstep 10 | 4.1 s/it\n", "python train.py")]
+    assert decision(analyze(message, evidence=ev)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "## Status: root cause not confirmed\nRSS grows about 300 MB an hour and the job is OOM-killed after a day.",
+    "学習が遅い件、ログに `Using the legacy attention path` の警告が出ています。",
+])
+def test_round126_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+def test_round126_a_hedged_rule_out_of_the_problem_is_negated():
+    rep = analyze("tokenizer の問題ではないと思います。fast と slow の両方で同じ token 列になりました。")
+    assert decision(rep) == "allow" and "negated" in [c.kind for c in rep.claims]

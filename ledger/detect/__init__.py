@@ -1028,7 +1028,10 @@ def _opens_with_cause(claim, rules):
     lead = len(masked) - len(masked.lstrip(" *_-・"))
     for pat in (r.cause_frame, r.connective):
         m = pat.search(masked)
-        if m is not None and m.start() <= lead + 2:
+        # (after a short 「遅さの」「NaN の」: what the cause is of, named first)
+        before = masked[lead:m.start()] if m is not None else ""
+        if m is not None and (len(before) <= 2 or (
+                before.rstrip().endswith("の") and len(before) <= 15 and not _DEMONSTRATIVE.match(before))):
             cue = m.group(0)
             return not (_POINTS_BACK.match(cue) or r.look_back.search(cue) or _DEMONSTRATIVE.match(cue))
     return False

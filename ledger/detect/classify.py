@@ -343,7 +343,9 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
             best = v
         if best is not None and best.kind == ASSERTION:
             break
-    if best is None and not cues and mode is None and not observed and prev_plain and r.defect \
+    # (under "Findings" too: "The optimizer dominates. AdamW is falling back to the for-loop"
+    # after a table of step times, past the first paragraph the heading covers)
+    if best is None and not cues and (mode is None or finding) and not observed and prev_plain and r.defect \
             and not (own_failure and _negation_outside_defect(r, text)) \
             and not (r.additive and r.additive.search(text)) \
             and r.defect.search(text) and _symptom(r, lang, prev_plain):
