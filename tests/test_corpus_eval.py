@@ -281,9 +281,9 @@ FLOORS = {
     ("ja", "blind125"): (0.97, 0.0),
     ("en", "blind126"): (0.97, 0.0),
     ("ja", "blind126"): (1.0, 0.0),
+    ("en", "blind127"): (0.92, 0.0),
+    ("ja", "blind127"): (1.0, 0.0),
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
-    ("en", "blind127"): (0.89, 0.024),
-    ("ja", "blind127"): (0.97, 0.048),
     ("en", "blind128"): (0.94, 0.0),
     ("ja", "blind128"): (0.94, 0.0),
     ("en", "blind129"): (0.89, 0.0),
@@ -382,7 +382,6 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
 }
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
 NEGATED_BLOCKED_CEILING = {
-    ("en", "blind127"): 0.125,
     ("ja", "blind129"): 0.125,
 }
 

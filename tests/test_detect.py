@@ -4693,3 +4693,31 @@ def test_round126_non_claims_pass(message):
 def test_round126_a_hedged_rule_out_of_the_problem_is_negated():
     rep = analyze("tokenizer の問題ではないと思います。fast と slow の両方で同じ token 列になりました。")
     assert decision(rep) == "allow" and "negated" in [c.kind for c in rep.claims]
+
+
+@pytest.mark.parametrize("message", [
+    "The learning rate oscillates every epoch: `OneCycleLR` got `total_steps=epochs` while `step()` runs per batch.",
+    "A100 は fp8 をサポートしてないのに、そのまま `fp8=True` で回してる。だから A100 のノードだけステップ時間が 4 倍。",
+])
+def test_round127_diagnoses_are_caught(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "## Not yet known\nI can't say why yet. Candidates I'd check, in order:\n"
+    "- gradient checkpointing silently disabled under `torch.compile`\n- the fused kernel falling back to eager for odd head sizes",
+    "## 次のアクション\n- `NCCL_DEBUG=INFO` を付けてタイムアウトで落ちるか見る",
+    "AWQ は activation の大きいチャネルを守るように重みをスケールします。そのため calibration データが本番に近いことが大事です。",
+    "rank 8 と 32 を比べました。rank 32 のほうが 0.3pt 高いですが、学習時間は 1.4 倍です。",
+])
+def test_round127_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+@pytest.mark.parametrize("message", [
+    "Can't be the data order: with shuffling off the loss still spikes at step 3100.",
+    "augmentation を外して再実行しても同じ step で発散したので、augmentation ではないと判断しています。",
+])
+def test_round127_a_suspect_excluded_is_a_rule_out(message):
+    rep = analyze(message)
+    assert decision(rep) == "allow" and "negated" in [c.kind for c in rep.claims]
