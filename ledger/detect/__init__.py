@@ -12,7 +12,7 @@ process (see rules.py), evidence touched only when a claim quotes something (see
 from .. import diskcache
 from . import classify as _classify
 from . import markdown, sentences
-from .cite import Checker, normalize, quotes_in, too_short as _uncitable
+from .cite import _CJK, Checker, normalize, quotes_in, too_short as _uncitable
 from .decide import decision, DEFAULT_BLOCK_KINDS  # noqa: F401  (re-exported for the guard and the CLI)
 from .rules import load_rules  # noqa: F401
 
@@ -1172,22 +1172,13 @@ def _cite(scope, checker):
     return quotes, cited_by, near
 
 
-# A quote in quotation marks, not backticks: what the writer says some output printed
-_SAID_QUOTE = diskcache.compile(r'"([^"\n]{3,400})"|「([^」\n]{2,400})」|『([^』\n]{2,400})』')
-
-
-_DIGIT = diskcache.compile(r"\d")
-_CJK_CHAR = diskcache.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
-
-
 def _misquoted(text, checker):
     """The near-miss entries for the quotes in quotation marks of sentence `text` that no
     recorded output holds (altered, reworded or only searched for); [] when every one is found.
     Backticks are left out: they mark names and code as often as output."""
     wrong = []
-    for m in _SAID_QUOTE.finditer(normalize(text)):
-        q = m.group(m.lastindex)
-        if not (_DIGIT.search(q) or len(q.split()) >= 4 or len(q) >= 15 and _CJK_CHAR.search(q)):
+    for q in quotes_in(normalize(text), code=False):
+        if not (any(c.isdigit() for c in q) or len(q.split()) >= 4 or len(q) >= 15 and _CJK.search(q)):
             continue  # "Hello world", "continue fine-tuning": a name or an input, not a line of output
         status, hits, detail = checker.check_quote(q)
         if status in ("missing", "near", "own"):

@@ -54,10 +54,11 @@ def _norm_output(text):
     return normalize(text)
 
 
-def quotes_in(text):
-    """Quoted spans of a prose block: `code`, "…", “…” (normalised to "…"), 「…」, 『…』."""
+def quotes_in(text, code=True):
+    """Quoted spans of a prose block: `code`, "…", “…” (normalised to "…"), 「…」, 『…』; with
+    `code=False` only those in quotation marks, what the writer says some output printed."""
     found = []
-    for pat in _QUOTE_FORMS:
+    for pat in _QUOTE_FORMS if code else _QUOTE_FORMS[1:]:
         for m in pat.finditer(text):
             found.append(m.group(m.lastindex))
     return found

@@ -697,9 +697,9 @@ def _explanation(r, lang, text, plain):
             # after the first epoch and then climbs back up: `T_max` was set to ... instead of ...")
             # (one word only as a failure named before a part set up wrong: "Leakage: the target
             # encoder was fit on the full dataframe before the split")
-            lone = len(words) == 1 and m.group(0).strip() != ";" and r.failure_noun.search(head) \
-                and r.defect and r.defect.search(tail)
-            if not quoted and not lone and not 2 <= len(words) <= (14 if r.defect and r.defect.search(tail) else 10):
+            defect_after = bool(r.defect and r.defect.search(tail))
+            lone = len(words) == 1 and m.group(0).strip() != ";" and r.failure_noun.search(head) and defect_after
+            if not quoted and not lone and not 2 <= len(words) <= (14 if defect_after else 10):
                 continue
             if r.list_intro.search(head):
                 continue
