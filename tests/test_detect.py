@@ -4721,3 +4721,48 @@ def test_round127_non_claims_pass(message):
 def test_round127_a_suspect_excluded_is_a_rule_out(message):
     rep = analyze(message)
     assert decision(rep) == "allow" and "negated" in [c.kind for c in rep.claims]
+
+
+@pytest.mark.parametrize("message", [
+    # articles are no words of the head's length before a colon
+    "The 504s from the embedding service are the nginx proxy timeout: a cold batch takes ~70 s and nginx gives up after 60.",
+    # 「〜の犯人、〜」: the culprit named after a comma
+    "学習が遅くなる犯人、`tqdm` の `mininterval` の設定。毎 step 端末に書き出していました。",
+    # 「`…` のまま、」: a setting left as it was, after the matter the sentence opens on
+    "推論が 1 件ずつしか進まない件：`max_batch_size=1` のまま、サーバが全リクエストを直列に処理しています。",
+])
+def test_round128_diagnoses_are_caught(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    # the log shows the failure "right there"; the cause after it is uncited
+    "Validation loss explodes at step 2200: the log shows `val_loss: inf` right there. This happens because "
+    "label smoothing is applied twice, once in the model and once in the loss.",
+    # a log line "in the log" only shows the failure; the cause after it does not inherit its quote
+    "The run goes NaN at step 900: `step 900 | loss nan` in the log. This is caused by the eps of Adam being 1e-16 in fp16.",
+    # a word the symptom sentence already says is no support for the cause (E1 is the symptom)
+    "Rank 3 hangs in the NCCL allreduce: `collective timed out after 1800 s` (E1). This happens because the "
+    "NCCL socket interface is set to docker0 on that host.",
+])
+def test_round128_a_cause_after_a_shown_symptom_is_uncited(message):
+    from ledger.detect import Evidence
+    ev = [Evidence("E1", "step 900 | loss nan\nval_loss: inf\n[rank3] NCCL collective timed out after 1800 s\n",
+                   "tail -n 3 train.log")]
+    assert decision(analyze(message, evidence=ev)) == "block"
+
+
+def test_round128_a_log_line_that_names_what_ran_out_still_claims():
+    # (what the kernel killed the worker for is in the quote: not just where the failure shows)
+    rep = analyze("The loader worker was killed by the kernel: `Killed process 4411: out of memory` in the log.")
+    assert decision(rep) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "Checked the padding theory and it doesn't hold: pad and eos ids differ and the mask is right.",
+    "The data loader's off the hook. Feeding cached tensors gives the same 40% utilisation.",
+    "torch.compile 側の問題ではないと思います。eager でも同じ速度でした。",
+])
+def test_round128_a_suspect_cleared_is_a_rule_out(message):
+    rep = analyze(message)
+    assert decision(rep) == "allow" and "negated" in [c.kind for c in rep.claims]

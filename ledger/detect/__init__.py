@@ -987,7 +987,10 @@ def _symptom_quotes_before(claim, bi, units, claim_at, rules, checker=None):
             ids = _ids_in([text], r)
             if checker is None or not ids:
                 return False
-            said = _words_of(_without_failures(r, claim.text)) - _COMMON
+            # (nor by a word the symptom's sentence says itself: "The job dies on an NCCL timeout
+            # — "... OpType=BROADCAST" (E1). This happens because ... NCCL falls back to TCP ...
+            # for the 7B broadcast" shares only what was shown as the failure)
+            said = _words_of(_without_failures(r, claim.text)) - _COMMON - _words_of(text)
             # (not a line's prefix: "[rank0]: Traceback ..." says who printed it)
             outputs = [_LINE_PREFIX.sub("", checker.output_of(i)).lower() for i in ids]
             if any(w in out for out in outputs for w in said):

@@ -624,6 +624,7 @@ _MOVED_TO = diskcache.compile(r"\b(?:on|to|with|since|after)\s+(?:the|our)\s+new
 # What joins a failure and a defect stated side by side in one sentence
 # "per batch not per sample": the "not" of one way done instead of another
 _INSTEAD = diskcache.compile(r",?\s+(?:and\s+)?not\s+(?=(?:per|by|over|across|along|from|into|onto)\s)")
+_ARTICLES = frozenset(("the", "a", "an"))
 _SIDE_BY_SIDE = (", and ", "; ", " — ", " – ")
 
 
@@ -699,7 +700,11 @@ def _explanation(r, lang, text, plain):
             # encoder was fit on the full dataframe before the split")
             defect_after = bool(r.defect and r.defect.search(tail))
             lone = len(words) == 1 and m.group(0).strip() != ";" and r.failure_noun.search(head) and defect_after
-            if not quoted and not lone and not 2 <= len(words) <= (14 if defect_after else 10):
+            # (before a colon or dash articles are no words of its length: "The 502s from the
+            # inference service are the gunicorn worker timeout: ..." names the failure and what
+            # it is in nine)
+            length = len([w for w in words if w.lower() not in _ARTICLES]) if m.group(0).strip() != ";" else len(words)
+            if not quoted and not lone and not (2 <= len(words) and length <= (14 if defect_after else 10)):
                 continue
             if r.list_intro.search(head):
                 continue
@@ -752,7 +757,8 @@ def _explanation(r, lang, text, plain):
             continue  # 「GPU 使用率が 40% しか出ない件、I/O なのか augmentation なのかはまだ分からない」
         if lang == "en" and r.no_harm and r.no_harm.search(tail):
             continue  # "This only silences the warning; the tokenizer itself is unaffected"
-        if r.located_tail and r.located_tail.search(tail):
+        # (read unmasked: what a quoted log line says decides whether it only shows the failure)
+        if r.located_tail and r.located_tail.search(plain[m.end():]):
             continue  # "The OOM happens in generate(): `OutOfMemoryError ...` is raised from ...": where, not why
         # The explanation is a clause, or (after a colon or dash) a noun phrase that names the
         # cause: "— a memory leak in the Redis client pool", "— `pin_memory=False` in the config".
@@ -775,9 +781,10 @@ def _explanation(r, lang, text, plain):
             continue
         # "Not a memory leak: RSS is flat", "This isn't an NCCL issue — one node hangs too": what
         # follows a ruled-out cause is the reason for ruling it out, not a diagnosis.
-        if r.negated.search(head) or r.negated.search(plain[:m.start()]):
+        if r.negated.search(head) or r.negated.search(plain[:m.start()]) or r.negated.search(text[:m.end()]):
             # (also across an earlier separator: "Not a memory leak — allocated memory stays
             # flat; only the reserved pool grows" gives two reasons for ruling it out)
+            # (and with the separator itself: "... and it's not that: both hosts run the same one")
             continue
         return m
     return None
