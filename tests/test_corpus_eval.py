@@ -290,6 +290,8 @@ FLOORS = {
     ("ja", "blind129"): (1.0, 0.024),
     ("en", "blind130"): (0.86, 0.024),
     ("ja", "blind130"): (0.94, 0.024),
+    ("en", "blind131"): (0.78, 0.0),
+    ("ja", "blind131"): (0.97, 0.0),
 }
 
 
@@ -381,10 +383,12 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            # finding to draw on
                            ("ja", "blind111"): 1,
                            # held out, not read: blocked cited answers at the first run
+                           ("en", "blind131"): 1,
 }
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
 NEGATED_BLOCKED_CEILING = {
     ("ja", "blind129"): 0.125,
+    ("ja", "blind131"): 0.125,
 }
 
 
