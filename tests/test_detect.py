@@ -4766,3 +4766,36 @@ def test_round128_a_log_line_that_names_what_ran_out_still_claims():
 def test_round128_a_suspect_cleared_is_a_rule_out(message):
     rep = analyze(message)
     assert decision(rep) == "allow" and "negated" in [c.kind for c in rep.claims]
+
+
+@pytest.mark.parametrize("message", [
+    # a bare mechanism noun with one word before it
+    "honestly the stall is nfs throttling, every rank re-reads the same 30 GB index at startup",
+    # "reproducible" is the failure here, not a report of a repro
+    "Evals aren't reproducible between nodes: the sampler seeds from the hostname, so each node draws a different subset.",
+    # a step that should have been done and was not, after "because"
+    "The ranker scores 0.98 NDCG offline because `session_id` leaks through and the split isn't grouped by session.",
+    # what the new code throws away, right after the failure
+    "ROUGE-L dropped from 41 to 33 after the tokenizer bump. The new truncation runs from the left, "
+    "dropping the opening tokens of every document.",
+])
+def test_round129_diagnoses_are_caught(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    # a wish is a motive, not a diagnosis
+    "この PR を出したのは、評価スクリプトの書き方についてレビューしてほしかったからです。",
+])
+def test_round129_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+@pytest.mark.parametrize("message", [
+    "リークは DataLoader の prefetch 側ではないです。`prefetch_factor=1` でも RSS が同じ勢いで増えました。",
+    "cuDNN を疑っていましたが、`torch.backends.cudnn.enabled=False` でも同じ step で発散するので、cuDNN 周りではなさそうです。",
+    "allreduce の設定を疑っていましたが、帯域を半分にしても同じタイミングでハングするので、NCCL 側ではなさそうです。",
+])
+def test_round129_a_suspect_excluded_is_a_rule_out(message):
+    rep = analyze(message)
+    assert decision(rep) == "allow" and "negated" in [c.kind for c in rep.claims]
