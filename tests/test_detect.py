@@ -4799,3 +4799,43 @@ def test_round129_non_claims_pass(message):
 def test_round129_a_suspect_excluded_is_a_rule_out(message):
     rep = analyze(message)
     assert decision(rep) == "allow" and "negated" in [c.kind for c in rep.claims]
+
+
+@pytest.mark.parametrize("message", [
+    # a frame that opens the clause after "but" starts it as it would a sentence
+    "It might partly be the new augmentations, but the main slowdown is clearly that every worker re-opens the tar shard.",
+    # "=" after a measured failure
+    "Loss plateau at 4.1 = warmup never ends, the scheduler was given total steps in epochs.",
+    # where the failure happened, in four words
+    "fyi the stall on the 32 gpu job is the NFS mount on node-4, it drops out every few minutes",
+    # a verb that takes an amount, after the colon
+    "The job is OOM-killed on the host, not the GPU: 32 workers with prefetch_factor=4 pin roughly 70 GB of RAM.",
+    # the hedge is about how the defect got there, not about the cause
+    "Your BLEU is low because beam search is off: `generate()` passes `num_beams=1`, probably left over from a debugging run.",
+    # under "What I found" a chain after the failure explains it
+    "What I found:\n\n- The OOM hits in the backward pass. Activation checkpointing is off in the 30B config, so every layer keeps its activations.",
+    # 「〜ことが効いています」
+    "推論の遅さは、KV cache を毎ステップ作り直していることが効いています。",
+])
+def test_round130_diagnoses_are_caught(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "Not verified yet, but the likeliest explanation for the 5-point drop is the new chat template.",
+    "Is it possible the mask is inverted? If the collator flips it too the loss would look fine but generation would break.",
+    "結論としては、今回は bf16 のままで行きます。fp8 の検証が終わっていないので。",
+    "評価の揺れ、seed ごとの shuffle が効いてる説あります。5 seed 回さないと何とも言えない。",
+])
+def test_round130_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+@pytest.mark.parametrize("message", [
+    "I checked whether the tokenizer was the issue: both versions give identical ids, so it isn't tokenizer drift.",
+    "Checked whether the weights were corrupted: a fresh load scores the same 64.2, so the resume path isn't damaging the checkpoint.",
+    "grad clipping is fine fwiw, logged norms never reach the threshold",
+])
+def test_round130_a_suspect_cleared_is_a_rule_out(message):
+    rep = analyze(message)
+    assert decision(rep) == "allow" and "negated" in [c.kind for c in rep.claims]

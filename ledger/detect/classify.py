@@ -71,6 +71,43 @@ def _failure(r, text, mask_text=None):
     return None
 
 
+class _Shifted:
+    """A match found in a slice of the sentence, with the sentence's offsets."""
+
+    def __init__(self, m, offset):
+        self._m, self._offset = m, offset
+
+    def start(self):
+        return self._m.start() + self._offset
+
+    def end(self):
+        return self._m.end() + self._offset
+
+    def span(self):
+        return self.start(), self.end()
+
+    def group(self, *args):
+        return self._m.group(*args)
+
+
+# Where an English clause starts afresh after a contrast: "Could partly be the augmentation,
+# but the main slowdown is that ..."
+_CONTRAST_OPEN = diskcache.compile(r"[,;]\s+(?:but|however,?)\s+|;\s+(?=[a-z])")
+
+
+def _frames(r, lang, text):
+    """The cause frames of `text`, and (English) those that open a clause after a contrast: a
+    frame written for the start of a sentence starts that clause as it would a sentence."""
+    found = list(r.cause_frame.finditer(text))
+    if lang == "en":
+        for c in _CONTRAST_OPEN.finditer(text):
+            m = r.cause_frame.search(text[c.end():])
+            if m is not None and not any(f.start() <= m.start() + c.end() < f.end() for f in found):
+                found.append(_Shifted(m, c.end()))
+        found.sort(key=lambda m: m.start())
+    return found
+
+
 def _names_masked_failure(r, plain, m):
     """Does the frame `m` name its failure only inside a `not_failure` phrase (a sentence that
     calls the behaviour intended, "OOM を避けるため")?"""
@@ -193,7 +230,7 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
                  # 「issue に貼ってください。再現の手がかりになるためです。」: why to do as asked
                  and ((r.own_action and r.own_action.search(prev_plain)) or r.rationale.search(prev_plain)
                       or r.instruction.search(prev_plain) or _practice(r, prev_plain)))))
-    for m in r.cause_frame.finditer(text):
+    for m in _frames(r, lang, text):
         if lang == "ja" and text.count("「", 0, m.start()) > text.count("」", 0, m.start()):
             continue  # 「原因はいいので、とりあえず戻してほしい」と依頼された: someone else's words, quoted
         # 「...からです」「...ためです」 gives a reason; it is a diagnosis only when a failure is
@@ -357,7 +394,7 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
             if v is not None and v.kind == ASSERTION:
                 best = Verdict(ASSERTION, "names a defect (%r) right after a failure (%r)" % (
                     r.defect.search(text).group(0).strip()[-40:], failure_term(r, prev_plain)))
-    if best is None and not cues and mode is None and not observed and lang == "en" \
+    if best is None and not cues and (mode is None or finding) and not observed and lang == "en" \
             and prev_plain and r.result and _symptom(r, lang, prev_plain) and not r.rationale.search(text) \
             and not (r.own_action and r.own_action.search(text)) and not reason_for_prev \
             and (not _CHANGED.search(text) or _UPSTREAM.search(text) or _MOVED_TO.search(prev_plain)) \
@@ -372,6 +409,8 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
         # _symptom already asks that the failure before it is stated, not hedged or our own act.
         # (or a relative clause that says what the named thing does: "EP=16 now spans two nodes,
         # which sends half of every all-to-all over the inter-node link")
+        # (under "What I found" too: "- The OOM happens in the optimizer step. The flag disables
+        # ZeRO stage 1, so every rank holds the full optimizer state.")
         chain = list(r.result.finditer(text)) + [
             m for m in r.cause_verb.finditer(text) if m.group(0).lstrip().startswith(",")]
         m = next((m for m in sorted(chain, key=lambda m: m.start()) if m.start() > 0 and text[:m.start()].strip()
@@ -800,7 +839,14 @@ def _judge(r, lang, text, clauses, pseudo, tier, m, failure, mode, mode_label, p
     cue = m.group(0).strip()
     first = a == clauses[0][0]
 
-    if r.question.search(body.rstrip()):
+    asked = body
+    if tier == "negated":
+        # "Checked whether the checkpoint was corrupted: ..., so the resume path isn't damaging the
+        # weights": the question asked before the colon, then answered by the rule-out
+        cut = max(text.rfind(":", a, m.start()), text.rfind("—", a, m.start()))
+        if cut >= 0:
+            asked = text[cut + 1:b]
+    if r.question.search(asked.rstrip()):
         return Verdict(HYPOTHESIS, "question proposing a cause (%r)" % cue)
     cond = r.conditional.search(body) or (first and r.conditional.search(text[: clauses[0][1]]))
     if cond and lang == "ja" and (cond.group(0).startswith("と、") or cond.group(0).endswith("と")) \
@@ -903,6 +949,9 @@ def _judge(r, lang, text, clauses, pseudo, tier, m, failure, mode, mode_label, p
             h = h0
     if h is not None and lang == "en" and _says_how_it_looks(r, text, tier, m, h):
         h = None
+    if h is not None and r.hedged_origin and h.start() > m.end() and any(
+            o.start() < h.start() < o.end() for o in r.hedged_origin.finditer(text)):
+        h = None  # ", probably left over from copy-pasting the train loop": how the defect got there
     if h is not None and lang == "ja" and "見え" in h.group(0) and h.end() <= m.start() \
             and _in_topic(text, h, m):
         # 「warmup が効いていないように見えるのは、〜からです」: how the symptom looks, inside the

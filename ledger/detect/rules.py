@@ -44,7 +44,7 @@ PATTERN_LISTS = {
         "why_heading", "why_question", "additive", "found_opener", "named_hypothesis", "separate_issue", "settings_column",
         "probe_plan", "located_tail", "commit_head", "commit_fix", "mechanism_end", "cause_column",
         "first_person", "no_harm", "practice_end", "culprit", "explains_before",
-        "chat_opener", "supposition", "when_only", "shown_clause", "fix_label",
+        "chat_opener", "supposition", "when_only", "shown_clause", "fix_label", "hedged_origin",
     ),
     "labels": ("evidence",),
     "citation": ("evidence_id", "generic_quote", "back_reference", "follow_on", "summary_heading", "details_heading",
