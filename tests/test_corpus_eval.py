@@ -289,9 +289,9 @@ FLOORS = {
     ("ja", "blind129"): (1.0, 0.0),
     ("en", "blind130"): (0.97, 0.0),
     ("ja", "blind130"): (0.97, 0.0),
+    ("en", "blind131"): (0.97, 0.0),
+    ("ja", "blind131"): (1.0, 0.0),
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
-    ("en", "blind131"): (0.78, 0.0),
-    ("ja", "blind131"): (0.97, 0.0),
     ("en", "blind132"): (0.84, 0.024),
     ("ja", "blind132"): (0.89, 0.0),
     ("en", "blind133"): (0.86, 0.048),
@@ -386,12 +386,15 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            # "## 1." / "## 2." whose sentences claim nothing, so it has no cited
                            # finding to draw on
                            ("ja", "blind111"): 1,
-                           # held out, not read: blocked cited answers at the first run
+                           # en_blind131.txt:460: "So the NaN originates in the fp16 backward
+                           # pass" concludes from two quoted log lines that show only the
+                           # failure values (grad_norm inf, then loss nan), which read alone
+                           # are the symptom a trap would quote too
                            ("en", "blind131"): 1,
+                           # held out, not read: blocked cited answers at the first run
 }
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
 NEGATED_BLOCKED_CEILING = {
-    ("ja", "blind131"): 0.125,
 }
 
 

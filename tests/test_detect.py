@@ -4839,3 +4839,33 @@ def test_round130_non_claims_pass(message):
 def test_round130_a_suspect_cleared_is_a_rule_out(message):
     rep = analyze(message)
     assert decision(rep) == "allow" and "negated" in [c.kind for c in rep.claims]
+
+
+@pytest.mark.parametrize("message", [
+    # a two-letter word ends the sentence before a lower-case start: the finding announced, then stated
+    "ok found it. bf16 overflow in the rotary embedding, positions past 4k lose all precision",
+    # one part built for a format another part does not produce
+    "turns out the collator pads on the left and the loss mask assumes right padding, so the last tokens are never scored.",
+    # a failure noun before the colon ("bug", "mismatch")
+    "Scheduler bug: `scheduler.step()` runs once per micro-batch, so the LR decays eight times too fast.",
+    "Vocab mismatch: the eval harness loads the base tokenizer while the checkpoint was trained with two added tokens.",
+    # "low GPU util" is the complaint
+    "Low GPU util traced to the metrics callback, it copies the logits to the host every step.",
+    # the finding announced in two words
+    "Leak found. The eval loop appends every output tensor to a list that lives for the whole run.",
+    # a quoted log line only shows the failure; the cause after it does not inherit its quote
+    "評価で loss が発散する現象は確認できました：step 800 で `loss is inf` が出ています。原因は eps が小さすぎることです。",
+])
+def test_round131_diagnoses_are_caught(message):
+    from ledger.detect import Evidence
+    ev = [Evidence("E1", "step 800 | loss is inf\n", "tail -n 1 eval.log")]
+    assert decision(analyze(message, evidence=ev)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "Checked the init theory: five runs with `seed=1` diverge at the same step, so it's not the sampler or the init.",
+    "データローダの実装ミスを疑いましたが、合成データでも同じ速度だったので、そこは問題なさそうです。",
+])
+def test_round131_a_suspect_cleared_is_a_rule_out(message):
+    rep = analyze(message)
+    assert decision(rep) == "allow" and "negated" in [c.kind for c in rep.claims]
