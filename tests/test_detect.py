@@ -4869,3 +4869,37 @@ def test_round131_diagnoses_are_caught(message):
 def test_round131_a_suspect_cleared_is_a_rule_out(message):
     rep = analyze(message)
     assert decision(rep) == "allow" and "negated" in [c.kind for c in rep.claims]
+
+
+@pytest.mark.parametrize("message", [
+    # "It's <thing> <doing>" right after the failure
+    "Eval scores differ between runs with the same seed. It's `torch.backends.cudnn.benchmark` choosing a different kernel each time.",
+    # "<symptom> means <part> never ..."
+    "Reward stuck at 0.5 means the value head never receives gradients: its params are missing from the optimizer groups.",
+    # targets moved out of line, after a finding opener
+    "turns out the collator drops the BOS token, so all labels got shifted by one and the model learned to echo its input.",
+    # a change of ours, not a generic condition
+    "We lost determinism when we switched to fused AdamW: the fused kernel reduces in a different order on every launch.",
+    # ja: 〜のは `…` のまま。 / 〜の組み合わせで起きています
+    "評価が遅いのは `use_cache=False` のまま。毎トークン attention を全部計算し直している。",
+    "`CUDA error: an illegal memory access` は bf16 と古い apex の fused kernel の組み合わせで起きています。",
+])
+def test_round132_diagnoses_are_caught(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "Postmortem template: 1) summary 2) impact 3) root cause 4) follow-ups. Fill in section 3 once we know more.",
+    "Postmortem meeting moved to Thursday; bring the timeline.",
+])
+def test_round132_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+def test_round132_a_kernel_log_line_only_shows_the_failure():
+    # "dmesg shows ..." is where the kill shows up; the cause after it does not inherit the quote
+    from ledger.detect import Evidence
+    ev = [Evidence("E1", "[812.4] Out of memory: Killed process 4411 (python) total-vm:96GB\n", "dmesg | tail -n 1")]
+    msg = ('The trainer is killed by the kernel OOM killer — dmesg shows "Out of memory: Killed process 4411 (python)". '
+           "The memory growth comes from every dataloader worker holding its own copy of the tokenised corpus.")
+    assert decision(analyze(msg, evidence=ev)) == "block"
