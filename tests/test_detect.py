@@ -4903,3 +4903,38 @@ def test_round132_a_kernel_log_line_only_shows_the_failure():
     msg = ('The trainer is killed by the kernel OOM killer — dmesg shows "Out of memory: Killed process 4411 (python)". '
            "The memory growth comes from every dataloader worker holding its own copy of the tokenised corpus.")
     assert decision(analyze(msg, evidence=ev)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    # a defect right after the failure: the step that throws the values away
+    "The fp8 model loses 6 points on MMLU. Per-channel scaling is off, so per-tensor scaling clips the outlier activations in every MLP.",
+    # "that's what you get when ..."
+    "Every epoch shows the same loss bumps at the same steps, and that's what you get when the sampler is never reseeded.",
+    # a non-person subject "has no idea" is no unknown
+    "The kernel build fails because gcc 9 has no idea what `-march=sapphirerapids` means; it needs gcc 11 or newer.",
+    # a cache that holds everything for the worker's lifetime, after the growth
+    "RSS climbs ~1 GB per hour until the loader is OOM-killed.\nThe memo dict keeps every decoded clip for the lifetime of the worker.",
+    # "split apart" is a failure named before the dash
+    "Two runs with the same seed split apart after step 40 — the fused optimizer reduces in a different order each launch.",
+    # ja: 〜のは X 律速。 / これは〜た結果です after a quoted log line
+    "学習が遅いのはストレージ律速。shard を毎 step ネットワーク越しに読んでいる。",
+    "推論が止まる件です。worker 3 で `Worker heartbeat timed out` が出ており、これはそのノードだけ swap を使い切って応答できなくなった結果です。",
+])
+def test_round133_diagnoses_are_caught(message):
+    from ledger.detect import Evidence
+    ev = [Evidence("E1", "worker 3: Worker heartbeat timed out after 60 s\n", "grep heartbeat serve.log")]
+    assert decision(analyze(message, evidence=ev)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "The status column on the runs page comes from the scheduler, so it only shows FAILED or TIMEOUT.",
+    "- Moved argument parsing to a pydantic schema, so bad flags fail at startup instead of after the first epoch.",
+    "原因はまだ分かっていません。V100 では再現せず、H100 でだけ 2 万 step 付近で loss が跳ねます。",
+])
+def test_round133_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+def test_round133_not_what_is_breaking_is_a_rule_out():
+    rep = analyze("Checked the collator: masks and labels line up, so that's not what is breaking the eval.")
+    assert decision(rep) == "allow" and "negated" in [c.kind for c in rep.claims]
