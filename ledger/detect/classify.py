@@ -710,6 +710,7 @@ def _explanation(r, lang, text, plain):
         # first all-gather — mismatched `sharding_strategy` between the node groups"
         head, tail = plain[last:m.start()], text[m.end():]
         last = m.end()
+        sep = m.group(0).strip()  # ":", ";", a dash, 「のは」...
         # "fix loss plateau: grad accumulation divided the loss twice": a commit subject names
         # the failure it fixes, and what follows the colon is why it happened, unless it is the
         # fix itself ("fix OOM: move eval out of the loop", `commit_fix`)
@@ -728,7 +729,7 @@ def _explanation(r, lang, text, plain):
             # (a quoted message is one word: "Triton was rejecting requests with `batch-size must
             # be <= 8` for some clients — ...")
             words = _CODE_SPAN.sub("`x`", _PAREN.sub("", head[opener.end():] if opener else head)).split()
-            if m.group(0).strip() != ";":
+            if sep != ";":
                 words = _without_numbers(words)
             # "`CUDA error: no kernel image is available ...` — the wheel doesn't ship sm_90
             # kernels": the error itself, quoted, states the failure
@@ -738,11 +739,11 @@ def _explanation(r, lang, text, plain):
             # (one word only as a failure named before a part set up wrong: "Leakage: the target
             # encoder was fit on the full dataframe before the split")
             defect_after = bool(r.defect and r.defect.search(tail))
-            lone = len(words) == 1 and m.group(0).strip() != ";" and r.failure_noun.search(head) and defect_after
+            lone = len(words) == 1 and sep != ";" and r.failure_noun.search(head) and defect_after
             # (before a colon or dash articles are no words of its length: "The 502s from the
             # inference service are the gunicorn worker timeout: ..." names the failure and what
             # it is in nine)
-            length = len([w for w in words if w.lower() not in _ARTICLES]) if m.group(0).strip() != ";" else len(words)
+            length = len([w for w in words if w.lower() not in _ARTICLES]) if sep != ";" else len(words)
             if not quoted and not lone and not (2 <= len(words) and length <= (14 if defect_after else 10)):
                 continue
             if r.list_intro.search(head):
@@ -752,11 +753,11 @@ def _explanation(r, lang, text, plain):
             verbal = quoted or commit is not None or r.predicate.search(head) or r.past_end.search(head) or (
                 r.verb_end.search(head) and r.subject.search(head)) or r.subject_verb.search(head) or (
                 # "CI timeouts on the Windows runners: the suite spawns ...": a failure named, no verb
-                m.group(0).strip() != ";" and (r.failure_noun.search(head) or (
+                sep != ";" and (r.failure_noun.search(head) or (
                     # only before a long dash: "**Missing scripts**: ..." and "**Duplicate types** - ..." are labels;
                     # a label says no where: "Slow first request on the endpoint: ..." is a failure seen
                     # ("Slow first epoch, fast afterwards: ..." sets one part against another: no label)
-                    (m.group(0).strip() in ("—", "–", "--") or _LOCATED.search(head) or "," in head)
+                    (sep in ("—", "–", "--") or _LOCATED.search(head) or "," in head)
                     and r.failure_adjective.search(head)))
                 and not r.label_head.search(head))
         else:
@@ -765,7 +766,7 @@ def _explanation(r, lang, text, plain):
             # (「resume 後の loss スパイク：scheduler の state_dict が復元されておらず、〜」: a
             # failure named with no verb, before a colon, then a part set up wrong)
             verbal = r.predicate.search(head) or (
-                m.group(0).strip() in (":", "：") and r.defect and r.defect.search(tail))
+                sep in (":", "：") and r.defect and r.defect.search(tail))
             # 「loss が nan になるのは fp16 のオーバーフローです」explains; 「失敗したのは test_x の 1 件
             # のみ」only says which one failed: the failure needs its own subject (が).
             if m.group(0).startswith("のは") and "が" not in head:
@@ -802,11 +803,11 @@ def _explanation(r, lang, text, plain):
         # The explanation is a clause, or (after a colon or dash) a noun phrase that names the
         # cause: "— a memory leak in the Redis client pool", "— `pin_memory=False` in the config".
         if not r.predicate.search(tail) and not (
-                lang == "en" and m.group(0).strip() != ";" and r.nominal_cause.search(tail)):
+                lang == "en" and sep != ";" and r.nominal_cause.search(tail)):
             continue
         # "Training diverged; the loss hit NaN at step 200" restates the symptom: after a
         # semicolon only a clause without failure words explains it.
-        if m.group(0).strip() == ";" and ((failure_term(r, plain[m.end():]) and not (r.defect and r.defect.search(tail))
+        if sep == ";" and ((failure_term(r, plain[m.end():]) and not (r.defect and r.defect.search(tail))
                                            # "...lining up with the shards that hold the long
                                            # documents; those sequences blow up the logits": a
                                            # clause about what the head just named explains it
