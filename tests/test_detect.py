@@ -4938,3 +4938,48 @@ def test_round133_non_claims_pass(message):
 def test_round133_not_what_is_breaking_is_a_rule_out():
     rep = analyze("Checked the collator: masks and labels line up, so that's not what is breaking the eval.")
     assert decision(rep) == "allow" and "negated" in [c.kind for c in rep.claims]
+
+
+@pytest.mark.parametrize("message", [
+    # an import that fails on a missing symbol, and where that comes from
+    "The `undefined symbol: _ZN2at6detail10empty_cudaE` at import comes from the apex wheel being built for torch 2.0 while this venv has 2.4.",
+    # a loss that sits flat at a value, then why
+    "Eval loss sits flat at 0.69, exactly ln 2: the collator drops the label column, so the head only ever sees the default target.",
+    # a schedule that never decays, then the defect that explains it
+    "The learning rate never actually decays. The cosine scheduler is stepped once per validation pass instead of once per optimizer step.",
+    "ネットワーク帯域の件、毎 step で shard の再ダウンロードが走ることで step 時間が跳ねていました。",
+    "バッチ推論が時々 504 を返すのは、前段の nginx の proxy_read_timeout より長い生成があって、接続が切られているだけです。",
+    "fix(data): tokenizer の pad id が学習と推論で違う値になってて BLEU 壊れてたのを修正",
+    "FSDP で `state_dict_type` を FULL にせず保存すると各 rank の断片だけが書かれるので、読み込んでも乱数初期化のままになります。",
+])
+def test_round134_diagnoses_are_caught(message):
+    assert decision(analyze(message)) == "block"
+
+
+def test_round134_a_hint_line_of_the_error_does_not_back_the_cause():
+    # the id shows the CUDA error; the claim after it shares a word only with the hint line
+    # that CUDA prints under every such error
+    out = ("RuntimeError: CUDA error: an illegal memory access was encountered\n"
+           "CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.\n"
+           "For debugging consider passing CUDA_LAUNCH_BLOCKING=1.\n")
+    ev = [Evidence("E1", out, "python serve.py")]
+    msg = ("The worker dies with `CUDA error: an illegal memory access was encountered` on 16k prompts (E1). "
+           "That's the custom ALiBi kernel indexing past its bias table, which is only sized for 8k.")
+    rep = analyze(msg, evidence=ev)
+    assert decision(rep) == "block"
+    # the same claim with an output that shows the kernel at fault draws on it
+    ev2 = [Evidence("E1", out + "  File \"alibi_kernel.py\", line 88, in forward: bias table index 9001 >= 8192\n", "python serve.py")]
+    assert decision(analyze(msg, evidence=ev2)) == "allow"
+
+
+def test_round134_a_hedged_rule_out_with_its_control_is_a_rule_out():
+    rep = analyze("データローダ起因ではないと思います。データを全部 RAM に載せても、同じ step で止まりました。")
+    assert decision(rep) == "allow" and "negated" in [c.kind for c in rep.claims]
+
+
+def test_round134_pointing_back_at_a_corrected_misreading_is_no_claim():
+    msg = ("`del tensor` は参照を外すだけなので、キャッシングアロケータが確保した領域がすぐ OS に戻るわけではありません。"
+           "nvidia-smi 上で使用量が残って見えるのはそのためです。")
+    assert decision(analyze(msg)) == "allow"
+    # pointing back at a defect still claims
+    assert decision(analyze("padding_side が right のままでした。生成が崩れるのはそのためです。")) == "block"

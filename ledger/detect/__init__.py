@@ -992,7 +992,8 @@ def _symptom_quotes_before(claim, bi, units, claim_at, rules, checker=None):
             # for the 7B broadcast" shares only what was shown as the failure)
             said = _words_of(_without_failures(r, claim.text)) - _COMMON - _words_of(text)
             # (not a line's prefix: "[rank0]: Traceback ..." says who printed it)
-            outputs = [_LINE_PREFIX.sub("", checker.output_of(i)).lower() for i in ids]
+            # (nor by the hint lines a tool prints with every such error, `boilerplate`)
+            outputs = [_LINE_PREFIX.sub("", _without_boilerplate(rules, checker.output_of(i))).lower() for i in ids]
             if any(w in out for out in outputs for w in said):
                 return False
         if quoted:
@@ -1021,6 +1022,16 @@ def _symptom_quotes_before(claim, bi, units, claim_at, rules, checker=None):
             found = True
         j -= 1
     return found
+
+
+def _without_boilerplate(rules, output):
+    """`output` less the hint lines its tool prints with every error of a kind (en `boilerplate`)."""
+    pattern = rules.for_lang("en").boilerplate
+    if not pattern:
+        return output
+    for m in reversed(list(pattern.finditer(output))):
+        output = output[:m.start()] + " " + output[m.end():]
+    return output
 
 
 def _opens_with_cause(claim, rules):

@@ -260,6 +260,15 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
             continue  # 「ログの変更は、〜という要望によるものです」: the reason for a change of our own
         if _names_masked_failure(r, plain, m):
             continue  # "the drop you see is the scheduler doing what it was configured to do"
+        if lang == "ja" and _POINTS_BACK.match(m.group(0)) and not failure \
+                and not (r.defect and r.defect.search(text)) \
+                and prev_plain and _NOT_THAT.search(prev_plain) \
+                and not (failure_term(r, prev_plain) or (r.defect and r.defect.search(prev_plain))):
+            # 「empty_cache() は未使用のキャッシュを返すだけなので、使用中のテンソルが解放されるわけ
+            # ではありません。nvidia-smi の表示が減るのはそのためです」: pointing back at a
+            # sentence that corrects a misreading of how a thing works, with no failure or defect
+            # in either, says what that behaviour entails
+            continue
         if reason_for_prev and _REASON_TOPIC.match(m.group(0)):
             continue  # 「r=16 にしています。これは〜頭打ちだったからです」: the motive for the choice before
         cues.append(("frame", m))
@@ -686,6 +695,10 @@ def _without_numbers(words):
 _FIXED = ("修正", "直し", "直り", "解消", "対処", "対策", "fix")
 # 「理由は、」「その理由として、」: a sentence that opens by naming itself the reason
 # (「これは〜からです」「それは〜ためです」 too: the topic is the sentence before)
+# 「〜のはそのためです」「〜のはそれです」: a frame that names as the cause what came before
+_POINTS_BACK = diskcache.compile(r"のは(?:これ|それ|そのせい|このせい|そういうこと|このため|そのため)")
+# 「〜が解放されるわけではありません」: it is not that ... (a misreading corrected)
+_NOT_THAT = diskcache.compile(r"わけ(?:では|じゃ)(?:ない|ありません|なかった)")
 _REASON_TOPIC = diskcache.compile(r"^\s*(?:(?:その|この)?理由(?:は|として(?:は)?)|(?:これ|それ)は)[、,]?")
 # 「〜の件、」「〜件：」: the matter a Japanese sentence goes on to explain
 _MATTER = diskcache.compile(r"件\s*[、：:—–]\s*")
@@ -1118,7 +1131,8 @@ def _rationale(r, lang, text, clause, a, m):
         # 「推論が遅いのは no_grad で囲っていないからで、…」: a failure as the topic, so what
         # follows the reason elaborates the diagnosis
         k = cause.find("のは")
-        if k > 0 and failure_term(r, cause[max(0, k - 8):k]):  # the topic ends in the failure
+        # (an English failure word is longer: 「plateau しているのは」)
+        if k > 0 and failure_term(r, cause[max(0, k - 16):k]):  # the topic ends in the failure
             return False
         if _on_the_matter(r, text, m):  # likewise 「30 秒止まる件、〜なので worker を作り直しています」
             return False

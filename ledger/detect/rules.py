@@ -48,7 +48,7 @@ PATTERN_LISTS = {
     ),
     "labels": ("evidence",),
     "citation": ("evidence_id", "generic_quote", "back_reference", "follow_on", "summary_heading", "details_heading",
-                 "counts_causes", "related_terms"),
+                 "counts_causes", "related_terms", "boilerplate"),
 }
 # Grammar lists whose entries, from any pack, apply to sentences of every language.
 BOTH_WAYS = ("list_head", "any_negation", "names_cause", "hedge_stop", "not_a", "what_happened",
