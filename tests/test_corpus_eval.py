@@ -302,6 +302,8 @@ FLOORS = {
     ("ja", "blind135"): (0.97, 0.0),
     ("en", "blind136"): (0.87, 0.087),
     ("ja", "blind136"): (0.89, 0.024),
+    ("en", "blind137"): (0.86, 0.023),
+    ("ja", "blind137"): (0.94, 0.0),
 }
 
 
@@ -333,7 +335,7 @@ def test_every_cited_assertion_is_allowed_on_dev(results, key):
 
 
 # The held-out splits, written blind and not read yet (the last entries of FLOORS).
-UNREAD = {"blind135", "blind136"}
+UNREAD = {"blind135", "blind136", "blind137"}
 
 
 def test_detector_beats_the_keyword_baseline_everywhere(results):
@@ -412,6 +414,7 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            # are the symptom a trap would quote too
                            ("en", "blind131"): 1,
                            # held out, not read: blocked cited answers at the first run
+                           ("ja", "blind137"): 1,
 }
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
 NEGATED_BLOCKED_CEILING = {
