@@ -297,9 +297,9 @@ FLOORS = {
     ("ja", "blind133"): (1.0, 0.0),
     ("en", "blind134"): (1.0, 0.0),
     ("ja", "blind134"): (1.0, 0.0),
+    ("en", "blind135"): (1.0, 0.0),
+    ("ja", "blind135"): (1.0, 0.0),
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
-    ("en", "blind135"): (0.78, 0.072),
-    ("ja", "blind135"): (0.97, 0.0),
     ("en", "blind136"): (0.87, 0.087),
     ("ja", "blind136"): (0.89, 0.024),
     ("en", "blind137"): (0.86, 0.023),
@@ -335,7 +335,7 @@ def test_every_cited_assertion_is_allowed_on_dev(results, key):
 
 
 # The held-out splits, written blind and not read yet (the last entries of FLOORS).
-UNREAD = {"blind135", "blind136", "blind137"}
+UNREAD = {"blind136", "blind137"}
 
 
 def test_detector_beats_the_keyword_baseline_everywhere(results):

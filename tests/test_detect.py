@@ -4983,3 +4983,47 @@ def test_round134_pointing_back_at_a_corrected_misreading_is_no_claim():
     assert decision(analyze(msg)) == "allow"
     # pointing back at a defect still claims
     assert decision(analyze("padding_side が right のままでした。生成が崩れるのはそのためです。")) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    # a defect with a reward sign flipped, then what it leads to (no other failure word)
+    "Mean return rises for 200 episodes and then falls off a cliff. The entropy bonus is added with the wrong sign, "
+    "so the longer it trains the more deterministic the policy gets, until it degenerates into repeating one action.",
+    "The effective batch is 4x what the config says: the sampler is built per rank but the loss is averaged globally.",
+    "The 503s on the embedding service happen when two replicas land on one GPU and the second one cannot allocate its cache.",
+    "The OOM happens when DeepSpeed gathers the full parameters for the checkpoint save at the end of each epoch.",
+    "It's the scaler being fit on train and test together that pushes test accuracy to 99.4%.",
+    "Step time doubled after the rebase. `persistent_workers=True` got dropped from the loader config; every epoch respawns the workers.",
+    "F1 is ~0 on the int4 model because the marlin kernel is not built for sm_75 and returns zeros: the log says \"marlin kernel unavailable, results may be wrong\".",
+    "生成が崩れ始めた引き金は、chat template を更新したときに eos トークンを付け忘れたあの変更です。",
+])
+def test_round135_diagnoses_are_caught(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "This PR adds a `--dry-run` flag. The reason is that people keep launching 64-GPU jobs to test a config change, and that's error-prone.",
+    "KL to the reference can't reach zero once the policy has moved, since the two distributions differ by construction; a small positive value is expected.",
+    "I wired up `--trace-steps`; that should make the next slowness report easier to dig into.",
+    "The only happens-when I can name: the hang only happens when num_workers > 0.",
+    "The crash happens when I load the 70B checkpoint on a single node.",
+])
+def test_round135_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+def test_round135_a_check_then_not_the_suspect_is_a_rule_out():
+    rep = analyze("checked, not the disk stalling. iostat shows the NVMe idle the whole time and tmpfs behaves the same.")
+    assert decision(rep) == "allow" and "negated" in [c.kind for c in rep.claims]
+
+
+def test_round135_a_measurement_that_confirms_the_failure_does_not_cite_the_cause():
+    ev = [Evidence("E1", "requests=3000 ok=3000\nlatency: p50=812ms p95=1204ms p99=1710ms\n", "python bench/load.py")]
+    msg = ("Latency regressed from ~150 ms to ~800 ms p50 after the upgrade. The load test confirms it: "
+           "`p50=812ms p95=1204ms p99=1710ms`. The slowdown is the new base image missing the compiled kernels, "
+           "so every request falls back to the Python path.")
+    assert decision(analyze(msg, evidence=ev)) == "block"
+    # a quote that shows the cause itself still cites
+    ev2 = [Evidence("E2", "WARNING: compiled kernels not found, falling back to the Python path\n", "docker logs ranker")]
+    cited = msg + " The server log says `compiled kernels not found, falling back to the Python path` (E2)."
+    assert decision(analyze(cited, evidence=ev + ev2)) == "allow"

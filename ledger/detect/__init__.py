@@ -1007,7 +1007,12 @@ def _symptom_quotes_before(claim, bi, units, claim_at, rules, checker=None):
                     # 〜」: a measured value, in a sentence that calls it the failure, is the
                     # symptom too, when the claim after it opens by naming the cause anew (not
                     # 「これだと〜ので」, which builds on that value)
-                    _classify.failure_term(r, _QUOTED.sub(" ", text)) and _opens_with_cause(claim, rules)):
+                    (_classify.failure_term(r, _QUOTED.sub(" ", text))
+                     # ("The load test confirms it: `p50=947ms ...`" after "Latency regressed
+                     # from 180 ms to 950 ms": `restates` points at the failure said before)
+                     or (r.restates and r.restates.search(masked) and j > 0 and units[j - 1].block == bi
+                         and _classify.failure_term(r, _unemph(units[j - 1].text))))
+                    and _opens_with_cause(claim, rules)):
                 return False
             if r.connective.search(masked) or r.cause_frame.search(masked) \
                     or (r.found_opener and r.found_opener.search(masked)):

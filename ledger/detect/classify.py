@@ -695,6 +695,8 @@ def _without_numbers(words):
 _FIXED = ("修正", "直し", "直り", "解消", "対処", "対策", "fix")
 # 「理由は、」「その理由として、」: a sentence that opens by naming itself the reason
 # (「これは〜からです」「それは〜ためです」 too: the topic is the sentence before)
+# Output quoted in double quotes, inside a sentence: "the log says \"... may be incorrect\""
+_QUOTES = diskcache.compile(r'"[^"\n]{4,}"|“[^”\n]{4,}”')
 # 「〜のはそのためです」「〜のはそれです」: a frame that names as the cause what came before
 _POINTS_BACK = diskcache.compile(r"のは(?:これ|それ|そのせい|このせい|そういうこと|このため|そのため)")
 # 「〜が解放されるわけではありません」: it is not that ... (a misreading corrected)
@@ -937,9 +939,12 @@ def _judge(r, lang, text, clauses, pseudo, tier, m, failure, mode, mode_label, p
     # inside the clause counts. A hedge the clause alone holds is then taken where the whole
     # sentence puts it, with the sentence's offsets: its lookbehind sees what comes before the
     # clause ("lowercases the references but not the hypotheses": the clause after "but" hid it).
-    h = r.hedge.search(text[a:])
+    # (a hedge inside quotation marks is someone else's words: the log line "outputs may be
+    # incorrect" quoted as evidence does not hedge the claim around it)
+    hedged = _QUOTES.sub(lambda q: q.group(0)[0] + "x" * (len(q.group(0)) - 2) + q.group(0)[-1], text)
+    h = r.hedge.search(hedged[a:])
     if h is not None and a:
-        h = r.hedge.search(text, a)
+        h = r.hedge.search(hedged, a)
     # 「残りは I/O 周りですが、まだ未確認です」: after 「が、」 only the hedge itself, which takes
     # back what came before it
     tail_hedge = h is not None and lang == "ja" and _hedge_alone_after_stop(r, text, m.end(), h)
@@ -956,7 +961,7 @@ def _judge(r, lang, text, clauses, pseudo, tier, m, failure, mode, mode_label, p
         h = None  # (the same within one clause: the hedge is the condition's, or the fix's, prediction)
     if h is None:
         # A hedge that opens the sentence ("I think", "Probably,") covers all of it.
-        h0 = r.hedge.search(text[: clauses[0][1]])
+        h0 = r.hedge.search(hedged[: clauses[0][1]])
         if h0 is not None and h0.start() <= 12 and not _within(r.hedge_stop, text, h0.end(), max(pos, h0.end())):
             # "I'm not sure about the tokenizer part, but the main issue is clear: ...": a
             # contrast ends the hedge's reach

@@ -45,6 +45,7 @@ PATTERN_LISTS = {
         "probe_plan", "located_tail", "commit_head", "commit_fix", "mechanism_end", "cause_column",
         "first_person", "no_harm", "practice_end", "culprit", "explains_before",
         "chat_opener", "supposition", "when_only", "shown_clause", "fix_label", "hedged_origin",
+        "restates",
     ),
     "labels": ("evidence",),
     "citation": ("evidence_id", "generic_quote", "back_reference", "follow_on", "summary_heading", "details_heading",
