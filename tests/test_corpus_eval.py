@@ -299,9 +299,9 @@ FLOORS = {
     ("ja", "blind134"): (1.0, 0.0),
     ("en", "blind135"): (1.0, 0.0),
     ("ja", "blind135"): (1.0, 0.0),
+    ("en", "blind136"): (1.0, 0.0),
+    ("ja", "blind136"): (1.0, 0.0),
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
-    ("en", "blind136"): (0.87, 0.087),
-    ("ja", "blind136"): (0.89, 0.024),
     ("en", "blind137"): (0.86, 0.023),
     ("ja", "blind137"): (0.94, 0.0),
 }
@@ -335,14 +335,14 @@ def test_every_cited_assertion_is_allowed_on_dev(results, key):
 
 
 # The held-out splits, written blind and not read yet (the last entries of FLOORS).
-UNREAD = {"blind136", "blind137"}
+UNREAD = {"blind137"}
 
 
 def test_detector_beats_the_keyword_baseline_everywhere(results):
     for (lang, split), (s, _, _) in results.items():
         assert s["recall"] > s["base_recall"], (lang, split)
         if split in UNREAD:
-            # a first run may tie the keyword list on false blocks (en_blind136: 4 of 46 both);
+            # a first run may tie the keyword list on false blocks (en_blind136 did: 4 of 46 both);
             # reading the split to win that tie would end its use as unseen text
             assert s["false_block"] <= s["base_false_block"], (lang, split)
         else:

@@ -5027,3 +5027,45 @@ def test_round135_a_measurement_that_confirms_the_failure_does_not_cite_the_caus
     ev2 = [Evidence("E2", "WARNING: compiled kernels not found, falling back to the Python path\n", "docker logs ranker")]
     cited = msg + " The server log says `compiled kernels not found, falling back to the Python path` (E2)."
     assert decision(analyze(cited, evidence=ev + ev2)) == "allow"
+
+
+@pytest.mark.parametrize("message", [
+    "Sampling turns to gibberish for long prompts only, and that's the rope scaling: the config sets `factor=4` but the weights were trained with 2.",
+    "Repeated runs with the same seed don't match since the data loader workers each draw from the global RNG.",
+    "GPU util hovers at ~40%. Bottleneck: JPEG decoding in the main process, `num_workers=0`.",
+    "It's the frozen layer norm that keeps the training loss flat after step 2k; nothing upstream of it gets a gradient.",
+    "The fp16 run stays 0.2 above the fp32 baseline for the whole run. The softmax is computed in half precision, and the rounding shows up as a constant gap in the loss.",
+    "学習が最初の 10 分止まっているように見えるのは、`datasets` のインデックス作成に時間がかかっているだけです。",
+    "結局 NCCL 2.18 と カーネル 5.4 の相性問題。カーネル上げたら通るはず",
+    "精度落ちたの、確実に augmentation 二重にかけてたせいｗ",
+])
+def test_round136_diagnoses_are_caught(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "## Why\nWe want to train at 4k context on 24 GB cards, which doesn't fit without activation checkpointing. "
+    "Because the recompute happens per block, checkpointing trades about 30% more compute for memory instead of caching activations.",
+    "Deterministic mode works with `torch.use_deterministic_algorithms(True)`; expect a few ops to run slower as a result.",
+    "Unclear whether the accuracy gap is label noise or a harder test split; either would look like this, and I haven't separated them.",
+    "The logger now writes `grad_norm` every step so it's easier to line up spikes with batches later.",
+    "学習が step 4000 で毎回止まります。エラーは出ず、GPU 使用率は 0% のままです。",
+])
+def test_round136_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+@pytest.mark.parametrize("message", [
+    "I checked whether the new sampler was responsible by swapping the old one back in, and the stall still hits at step 900, so the sampler isn't it.",
+    "念のため確認しましたが、loss のマスク処理の実装は問題ありませんでした。pad 位置の loss が 0 になっていることを確かめています。",
+])
+def test_round136_a_control_then_a_clearance_is_a_rule_out(message):
+    rep = analyze(message)
+    assert decision(rep) == "allow" and "negated" in [c.kind for c in rep.claims]
+
+
+def test_round136_this_is_because_after_a_quoted_failure_needs_its_own_evidence():
+    ev = [Evidence("E1", "step 7100 loss 12.95 grad_norm 8.4e+03\n", "tail -n 1 train.log")]
+    msg = ("学習が step 7100 で発散しています: `step 7100 loss 12.95 grad_norm 8.4e+03`。"
+           "これは attention の logits を fp16 のまま softmax に渡しているせいで、オーバーフローしているためです。")
+    assert decision(analyze(msg, evidence=ev)) == "block"

@@ -1045,6 +1045,10 @@ def _opens_with_cause(claim, rules):
     r = rules.for_lang(claim.lang)
     masked = sentences.mask_code(_unemph(claim.text))[0]
     lead = len(masked) - len(masked.lstrip(" *_-・"))
+    if _THIS_FAILURE_IS.match(masked, lead) and (r.cause_frame.search(masked) or r.connective.search(masked)):
+        # 「これは optimizer state を bf16 で持っているせいで〜ためです」, "This is because ...":
+        # the failure just shown, then why, named afresh (not 「これだと〜ので」)
+        return True
     for pat in (r.cause_frame, r.connective):
         m = pat.search(masked)
         # (after a short 「遅さの」「NaN の」: what the cause is of, named first)
@@ -1056,6 +1060,9 @@ def _opens_with_cause(claim, rules):
     return False
 
 
+_THIS_FAILURE_IS = diskcache.compile(
+    r"(?:これは|それは|この(?:発散|エラー|失敗|現象|症状|落ち方|遅さ)は|(?:this|that|it)(?:'s|\s+is|\s+was)\s+(?:because|due\s+to|caused\s+by)\b)",
+    diskcache.IGNORECASE)
 _DEMONSTRATIVE = diskcache.compile(r"\W*(?:これ|それ|この|その|そう|あれ|(?:hence|thus|so)\b)", diskcache.IGNORECASE)
 
 

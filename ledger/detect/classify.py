@@ -339,8 +339,11 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
                           or r.purpose.search(text[_clause_start(text, m.start()):m.end()])):
             continue  # "Added CUDA_LAUNCH_BLOCKING=1 so the traceback points at the kernel": a purpose
         if r.purpose_after and r.purpose_after.search(text[m.end():]) \
-                and ((r.own_action and r.own_action.search(text[:m.start()])) or r.rationale.search(text[:m.start()])):
-            continue  # "I added a --resume_from flag, so a preempted job can pick up": what it is for
+                and ((r.own_action and r.own_action.search(text[:m.start()])) or r.rationale.search(text[:m.start()])
+                     or (lang == "en" and _CHANGED.search(text[:m.start()]))):
+            # "I added a --resume_from flag, so a preempted job can pick up": what it is for
+            # ("Trainer now logs grad_norm every 10 steps so it's easier to correlate spikes")
+            continue
         after = plain[m.end():]
         # from the cue on, so that "so a bad export can't reach training" is read whole; to the
         # next semicolon ("...; pass drop_last=True if you would rather truncate" is advice)
@@ -621,9 +624,9 @@ def _symptom(r, lang, text):
 
 def stated(r, text):
     """Is `text` said as plain fact: not hedged, asked, conditional, planned, an honest "not known
-    yet", a cause ruled out, or the agent's own doing?"""
+    yet", a cause ruled out, or the agent's own doing or motive?"""
     return not any(lst and lst.search(text) for lst in (
-        r.hedge, r.question, r.conditional, r.instruction, r.unknown, r.negated, r.own_action))
+        r.hedge, r.question, r.conditional, r.instruction, r.unknown, r.negated, r.own_action, r.rationale))
 
 
 # "those sequences", "these batches": a clause that opens on something the clause before named
@@ -860,6 +863,8 @@ def _judge(r, lang, text, clauses, pseudo, tier, m, failure, mode, mode_label, p
         # "Checked whether the checkpoint was corrupted: ..., so the resume path isn't damaging the
         # weights": the question asked before the colon, then answered by the rule-out
         cut = max(text.rfind(":", a, m.start()), text.rfind("—", a, m.start()))
+        if m.group(0)[:1] in ",;":
+            cut = m.start()  # "I checked whether autocast was responsible ..., so precision isn't it."
         if cut >= 0:
             asked = text[cut + 1:b]
     if r.question.search(asked.rstrip()):
@@ -1067,7 +1072,8 @@ def _in_topic(text, cond, m):
     # (「AMP を有効にしたら勾配がゼロになった件、〜ので、〜」: the matter the sentence is about,
     # named as 「〜件」, holds its conditional the way 「〜のは」 does)
     after = found + len(cond.group(0))
-    return any(0 <= text.find(marker, after) < m.start() for marker in ("のは", "件、", "件は", "件で", "件について", "件ですが"))
+    # (the frame may open with the marker itself: 「〜ように見えるのは、〜だけです」)
+    return any(0 <= text.find(marker, after) <= m.start() for marker in ("のは", "件、", "件は", "件で", "件について", "件ですが"))
 
 
 def _outside_abs(m, offset, spans):
