@@ -304,6 +304,8 @@ FLOORS = {
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
     ("en", "blind137"): (0.86, 0.023),
     ("ja", "blind137"): (0.94, 0.0),
+    ("en", "blind138"): (0.86, 0.048),
+    ("ja", "blind138"): (0.84, 0.0),
 }
 
 
@@ -335,7 +337,7 @@ def test_every_cited_assertion_is_allowed_on_dev(results, key):
 
 
 # The held-out splits, written blind and not read yet (the last entries of FLOORS).
-UNREAD = {"blind137"}
+UNREAD = {"blind137", "blind138"}
 
 
 def test_detector_beats_the_keyword_baseline_everywhere(results):
@@ -415,6 +417,7 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            ("en", "blind131"): 1,
                            # held out, not read: blocked cited answers at the first run
                            ("ja", "blind137"): 1,
+                           ("en", "blind138"): 1,
 }
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
 NEGATED_BLOCKED_CEILING = {
