@@ -306,6 +306,8 @@ FLOORS = {
     ("ja", "blind137"): (0.94, 0.0),
     ("en", "blind138"): (0.86, 0.048),
     ("ja", "blind138"): (0.84, 0.0),
+    ("en", "blind139"): (0.89, 0.072),
+    ("ja", "blind139"): (0.97, 0.047),
 }
 
 
@@ -337,7 +339,7 @@ def test_every_cited_assertion_is_allowed_on_dev(results, key):
 
 
 # The held-out splits, written blind and not read yet (the last entries of FLOORS).
-UNREAD = {"blind137", "blind138"}
+UNREAD = {"blind137", "blind138", "blind139"}
 
 
 def test_detector_beats_the_keyword_baseline_everywhere(results):
