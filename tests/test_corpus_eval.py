@@ -301,9 +301,9 @@ FLOORS = {
     ("ja", "blind135"): (1.0, 0.0),
     ("en", "blind136"): (1.0, 0.0),
     ("ja", "blind136"): (1.0, 0.0),
+    ("en", "blind137"): (1.0, 0.0),
+    ("ja", "blind137"): (1.0, 0.0),
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
-    ("en", "blind137"): (0.86, 0.023),
-    ("ja", "blind137"): (0.94, 0.0),
     ("en", "blind138"): (0.86, 0.048),
     ("ja", "blind138"): (0.84, 0.0),
     ("en", "blind139"): (0.89, 0.072),
@@ -339,7 +339,7 @@ def test_every_cited_assertion_is_allowed_on_dev(results, key):
 
 
 # The held-out splits, written blind and not read yet (the last entries of FLOORS).
-UNREAD = {"blind137", "blind138", "blind139"}
+UNREAD = {"blind138", "blind139"}
 
 
 def test_detector_beats_the_keyword_baseline_everywhere(results):
@@ -418,7 +418,6 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            # are the symptom a trap would quote too
                            ("en", "blind131"): 1,
                            # held out, not read: blocked cited answers at the first run
-                           ("ja", "blind137"): 1,
                            ("en", "blind138"): 1,
 }
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.

@@ -5069,3 +5069,39 @@ def test_round136_this_is_because_after_a_quoted_failure_needs_its_own_evidence(
     msg = ("学習が step 7100 で発散しています: `step 7100 loss 12.95 grad_norm 8.4e+03`。"
            "これは attention の logits を fp16 のまま softmax に渡しているせいで、オーバーフローしているためです。")
     assert decision(analyze(msg, evidence=ev)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "The chat template was exported without the `</s>` token, so the model never emits its stop token and every reply runs on to max_new_tokens.",
+    "The cosine schedule was sized before the loader was sharded across 4 GPUs — so the schedule is 4x too long and the LR barely leaves warmup.",
+    "The graph-break storm is from the logging hook calling `.item()` inside the compiled region.",
+    "nah the stall is 100% NCCL IB on that rack, the HCAs are on old firmware",
+    "Accuracy on the 4-GPU eval looks higher than on 1 GPU only because each rank drops its last partial batch.",
+    "fix(eval): 正解ラベルを正規化しておらず BLEU が低く出ていた問題を修正",
+    "NaN の犯人わかった、loss の正規化で有効トークン数が 0 のバッチを 0 で割ってたわ",
+])
+def test_round137_diagnoses_are_caught(message):
+    assert decision(analyze(message)) == "block"
+
+
+def test_round137_silencing_a_warning_is_no_failure():
+    assert decision(analyze("fix(amp): call scaler.unscale_() before clipping to silence the grad-norm warning; loss curve unchanged")) == "allow"
+
+
+@pytest.mark.parametrize("message", [
+    "It isn't the tokenizer. Encoding the same batch with the old and new versions gives identical ids.",
+    "I don't think it's the new scheduler — swapping the old one back in leaves the loss curve exactly where it was.",
+    "## 切り分け\nOOM の原因候補のうち、以下は除外できました。\n- **データ**: 合成データでも同じ step で落ちる",
+])
+def test_round137_suspects_cleared_are_rule_outs(message):
+    rep = analyze(message)
+    assert decision(rep) == "allow" and "negated" in [c.kind for c in rep.claims]
+
+
+def test_round137_a_japanese_summary_under_english_headings_draws_on_its_findings():
+    ev = [Evidence("E1", "avg_batch_time=2.31s data_time=2.12s\n", "python bench_loader.py"),
+          Evidence("E2", "  File \"datasets/shards.py\", line 41, in __getitem__\n    img = decode_jpeg(buf)\n", "py-spy dump --pid 812")]
+    msg = ("## Summary\n学習が想定の半分の速度しか出ていなかった件、原因はデータローディングでした。\n\n"
+           "## Findings\n- ローダー単体で `avg_batch_time=2.31s data_time=2.12s` です (E1)。\n"
+           "- worker は `img = decode_jpeg(buf)` で止まっています (E2)。\n")
+    assert decision(analyze(msg, evidence=ev)) == "allow"
