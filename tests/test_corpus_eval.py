@@ -308,6 +308,8 @@ FLOORS = {
     ("ja", "blind138"): (0.84, 0.0),
     ("en", "blind139"): (0.89, 0.072),
     ("ja", "blind139"): (0.97, 0.047),
+    ("en", "blind140"): (0.86, 0.048),
+    ("ja", "blind140"): (0.97, 0.0),
 }
 
 
@@ -339,7 +341,7 @@ def test_every_cited_assertion_is_allowed_on_dev(results, key):
 
 
 # The held-out splits, written blind and not read yet (the last entries of FLOORS).
-UNREAD = {"blind138", "blind139"}
+UNREAD = {"blind138", "blind139", "blind140"}
 
 
 def test_detector_beats_the_keyword_baseline_everywhere(results):
