@@ -303,9 +303,9 @@ FLOORS = {
     ("ja", "blind136"): (1.0, 0.0),
     ("en", "blind137"): (1.0, 0.0),
     ("ja", "blind137"): (1.0, 0.0),
+    ("en", "blind138"): (1.0, 0.0),
+    ("ja", "blind138"): (1.0, 0.0),
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
-    ("en", "blind138"): (0.86, 0.048),
-    ("ja", "blind138"): (0.84, 0.0),
     ("en", "blind139"): (0.89, 0.072),
     ("ja", "blind139"): (0.97, 0.047),
     ("en", "blind140"): (0.86, 0.048),
@@ -341,7 +341,7 @@ def test_every_cited_assertion_is_allowed_on_dev(results, key):
 
 
 # The held-out splits, written blind and not read yet (the last entries of FLOORS).
-UNREAD = {"blind138", "blind139", "blind140"}
+UNREAD = {"blind139", "blind140"}
 
 
 def test_detector_beats_the_keyword_baseline_everywhere(results):
@@ -420,7 +420,6 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            # are the symptom a trap would quote too
                            ("en", "blind131"): 1,
                            # held out, not read: blocked cited answers at the first run
-                           ("en", "blind138"): 1,
 }
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
 NEGATED_BLOCKED_CEILING = {

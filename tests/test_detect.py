@@ -5105,3 +5105,53 @@ def test_round137_a_japanese_summary_under_english_headings_draws_on_its_finding
            "## Findings\n- ローダー単体で `avg_batch_time=2.31s data_time=2.12s` です (E1)。\n"
            "- worker は `img = decode_jpeg(buf)` で止まっています (E2)。\n")
     assert decision(analyze(msg, evidence=ev)) == "allow"
+
+
+@pytest.mark.parametrize("message", [
+    "The loss goes NaN in the attention block. The scores aren't scaled by 1/sqrt(d) before the half-precision cast, and the logits pass 65504 by step 2k.",
+    "`torch.cuda.is_available()` returns False in the new image because it ships the cu124 wheel and the hosts run a 535 driver.",
+    "The eval recall is identical to accuracy to three decimals — `score.py` calls `recall_score` with `average=\"micro\"`, and for single-label data micro recall reduces to accuracy.",
+    "Latency spikes whenever a new batch size arrives. torch.compile recompiles on every new shape because `dynamic=False` is set.",
+    "Heads-up for anyone seeing this: the flash-attn `undefined symbol` on the A100 nodes is just PYTHONPATH picking up an old build from /opt.",
+    "nccl timeout の件、rank 5 だけ checkpoint 保存に入ってて集団通信に遅れてるだけです。",
+    "これは transformers が古いせいで起きます。4.36 未満だと `attn_implementation` を無視します。",
+    "同じ現象です。accelerate 0.27 の regression で、0.26 に戻すと再現しなくなりました。",
+    "あ、これ tokenizer のキャッシュが古い語彙を使い回してるだけだわ",
+    "- mixed precision 下で logsumexp がオーバーフローし、`inf - inf` から NaN が発生しています。",
+])
+def test_round138_diagnoses_are_caught(message):
+    assert decision(analyze(message)) == "block"
+
+
+def test_round138_a_how_it_works_answer_and_a_watchdog_kill_are_no_claims():
+    assert decision(analyze(
+        "On your `clip_grad_norm_` question: it rescales all gradients together so the global norm stays under the "
+        "threshold, so a single huge gradient can't blow up the update, and it returns the norm before clipping.")) == "allow"
+    assert decision(analyze(
+        "## Summary\nRank 2 stops logging at step 9100 and the job gets killed by the NCCL watchdog 30 minutes later. "
+        "I could not reproduce it.\n\n## Open questions\n- Is it always rank 2?")) == "allow"
+
+
+def test_round138_a_dotted_name_after_a_full_stop_starts_a_sentence():
+    from ledger.detect import sentences
+    text = "Step time doubled once the new shapes showed up. torch.compile recompiles on every call."
+    assert [text[a:b] for a, b in sentences.split(text)] == [
+        "Step time doubled once the new shapes showed up.", "torch.compile recompiles on every call."]
+
+
+def test_round138_a_rule_out_after_a_colon_and_a_summary_that_counts_its_findings():
+    rep = analyze("Checked the usual suspect first: it is not the NFS mount. Copying the shards to local NVMe gives the same stall.")
+    assert "negated" in [c.kind for c in rep.claims] and decision(rep) == "allow"
+    ev = [Evidence("E1", "step 20001 | loss 2.01 | lr 1.00e-06\nstep 20000 | loss 1.99 | lr 3.00e-04\n", "grep -E 'step 2000[01]' train.log"),
+          Evidence("E2", "dict_keys(['model', 'step'])\n", "python -c 'print(torch.load(p).keys())'")]
+    msg = ("## Summary\nResuming from `step_20000` silently restarts the LR schedule. Two separate problems, both in the resume path.\n\n"
+           "## Findings\n1. The LR is back in warmup after resume: `step 20001 | loss 2.01 | lr 1.00e-06` (E1).\n"
+           "2. The checkpoint only holds `dict_keys(['model', 'step'])`, no scheduler state (E2).\n")
+    assert decision(analyze(msg, evidence=ev)) == "allow"
+
+
+def test_round138_a_stack_location_quote_does_not_cite_a_cause_named_afresh():
+    ev = [Evidence("E1", "Thread 812 (idle): \"MainThread\"\n    get (queue.py:180)\n    _try_get_data (torch/utils/data/dataloader.py:1133)\n", "py-spy dump --pid 812")]
+    msg = ("学習が固まって見える件です。メインスレッドが `_try_get_data (torch/utils/data/dataloader.py:1133)` で待ち続けています (E1)。"
+           "ワーカー内で h5py のファイルハンドルを fork 後に共有しているのが原因なので、`worker_init_fn` で開き直すようにしました。")
+    assert decision(analyze(msg, evidence=ev)) == "block"

@@ -574,8 +574,12 @@ def analyze(message, evidence=None, rules=None):
             # "## Summary" states the cause and "## Details" right after it quotes what shows
             # it: the summary draws on the details, when what they cite bears on the claim
             r = rules.for_lang(claim.lang)
+            # (or the paragraph counts them: "Resuming silently restarts the LR schedule and the
+            # data order. Three separate problems, all visible in the resume logs.")
             back = bool(r.follow_on and r.follow_on.search(_unemph(claim.text))) \
-                or bool(r.counts_causes and r.counts_causes.search(_unemph(claim.text)))
+                or bool(r.counts_causes and r.counts_causes.search(_unemph(claim.text))) \
+                or bool(r.counts_causes and blocks[bi].kind == "para"
+                        and any(r.counts_causes.search(_unemph(u.text)) for u in units if u.block == bi))
             details = _details_citations(bi, blocks, rules, claim.lang, back)
             if details is None:
                 continue
@@ -1012,7 +1016,15 @@ def _symptom_quotes_before(claim, bi, units, claim_at, rules, checker=None):
                      # from 180 ms to 950 ms": `restates` points at the failure said before)
                      or (r.restates and r.restates.search(masked) and j > 0 and units[j - 1].block == bi
                          and _classify.failure_term(r, _unemph(units[j - 1].text))))
-                    and _opens_with_cause(claim, rules)):
+                    and (_opens_with_cause(claim, rules)
+                         # (「メインスレッドが `_try_get_data (...dataloader.py:1133)` で待ち続けて
+                         # います (E1)。ワーカー内で OpenCV と fork がデッドロックしているのが原因」:
+                         # where it waits, and a cause that shares no word with that quote, named
+                         # afresh rather than read off it)
+                         or (_classify.failure_term(r, _QUOTED.sub(" ", text))
+                             and not _DEMONSTRATIVE.match(sentences.mask_code(_unemph(claim.text))[0].lstrip(" *_-・"))
+                             and r.cause_frame.search(sentences.mask_code(_unemph(claim.text))[0])
+                             and not (_words_of(claim.text) - _COMMON) & set().union(*(_words_of(q) for q in quoted))))):
                 return False
             if r.connective.search(masked) or r.cause_frame.search(masked) \
                     or (r.found_opener and r.found_opener.search(masked)):
