@@ -5155,3 +5155,33 @@ def test_round138_a_stack_location_quote_does_not_cite_a_cause_named_afresh():
     msg = ("学習が固まって見える件です。メインスレッドが `_try_get_data (torch/utils/data/dataloader.py:1133)` で待ち続けています (E1)。"
            "ワーカー内で h5py のファイルハンドルを fork 後に共有しているのが原因なので、`worker_init_fn` で開き直すようにしました。")
     assert decision(analyze(msg, evidence=ev)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "Win rate goes flat at ~52% since the reward model scores with a stale checkpoint — it's only reloaded every 10 epochs, not every epoch as intended.",
+    "GPU util hovering at 40%: the tokenizer runs in the main process and can't keep up with 4 H100s.",
+    "Loss stays flat at 4.1 since the rollout buffer is never cleared between updates.",
+    "`CUDNN_STATUS_NOT_SUPPORTED` が出ていることから、原因は cuDNN とドライバの組み合わせで確定です。",
+])
+def test_round139_diagnoses_are_caught(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "Due to the network upgrade on Friday, all jobs on the h100-west partition will be preempted, so please save a checkpoint first.",
+    "The reason for the 8-GPU minimum in the docs is that the 70B weights plus the KV cache don't fit in fewer than 8×80 GB at bf16.",
+    "I couldn't pin down why throughput drops after a day. Candidates:\n\n1. Memory fragmentation in the pinned host pool\n2. A slow node joining after an elastic restart\n3. Checkpoint uploads competing for the network",
+    "うーん、A100 だと通って H100 だと落ちるってことは flash-attn のビルド周りが怪しい気がするけど、まだ分からないです",
+    "自信はないのですが、初回のリクエストだけ遅いのはモデルのロード時間によるもの、と理解しています。違っていたら教えてください。",
+])
+def test_round139_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+def test_round139_a_log_line_that_shows_the_failure_again_does_not_cite_the_cause():
+    ev = [Evidence("E1", "[step 0] val/loss: nan  val/acc: 0.0\n", "python train.py --eval_only")]
+    msg = ("Val loss is `nan` from the very first eval: `val/loss: nan  val/acc: 0.0` at step 0. "
+           "This happens because the last val shard is empty, so the mean divides by zero samples.")
+    assert decision(analyze(msg, evidence=ev)) == "block"
+    # a quote that names another failure than the head's explains it
+    assert decision(analyze("The trainer was killed by the kernel: `Killed: out of memory` in dmesg.")) == "block"

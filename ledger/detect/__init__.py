@@ -472,10 +472,14 @@ def analyze(message, evidence=None, rules=None):
             # "## What I ruled out / - **Gradient clipping:** the threshold is never reached": each
             # labelled item names a suspect that was cleared; reported, so the audit shows it
             v = _classify.Verdict(_classify.NEGATED, "under a ruled-out heading: %r" % b.label)
-        if v is None and mode is None and idx + 1 < len(units) and units[idx + 1].block <= u.block + 1:
+        if v is None and mode is None and idx + 1 < len(units) and units[idx + 1].block <= u.block + 1 \
+                and not (blocks[u.block].kind == "item" and units[idx + 1].block != u.block
+                         and blocks[units[idx + 1].block].kind == "item"):
             # "`set_epoch()` is never called. Every epoch sees the same order and the curve goes
             # flat." A defect stated as fact, then the failure it explains: read as one diagnosis,
-            # like the failure-then-defect order classify() handles.
+            # like the failure-then-defect order classify() handles. (Not one list item, then
+            # the next: "1. Host memory fragmentation ... 2. A slow node joining ..." are two
+            # entries of a list, each its own.)
             v = _defect_before_failure(r, lang, masked, units[idx + 1].text, rules)
         if v is None and mode is None and r.culprit and r.culprit.search(masked):
             v = _culprit(r, lang, masked, plain, prev if idx and units[idx - 1].block >= u.block - 1 else None,
@@ -1073,7 +1077,7 @@ def _opens_with_cause(claim, rules):
 
 
 _THIS_FAILURE_IS = diskcache.compile(
-    r"(?:これは|それは|この(?:発散|エラー|失敗|現象|症状|落ち方|遅さ)は|(?:this|that|it)(?:'s|\s+is|\s+was)\s+(?:because|due\s+to|caused\s+by)\b)",
+    r"(?:これは|それは|この(?:発散|エラー|失敗|現象|症状|落ち方|遅さ)は|(?:this|that|it)(?:'s|\s+is|\s+was|\s+happens|\s+happened|\s+occurs|\s+occurred)\s+(?:because|due\s+to|caused\s+by)\b)",
     diskcache.IGNORECASE)
 _DEMONSTRATIVE = diskcache.compile(r"\W*(?:これ|それ|この|その|そう|あれ|(?:hence|thus|so)\b)", diskcache.IGNORECASE)
 
@@ -1087,7 +1091,9 @@ _LOG_KEY = diskcache.compile(r"([A-Za-z_][\w/.-]*)(?=\s*[=:]|\s+(?:[-+]?\d|nan\b
 def _shown_by(r, quote):
     """The words a quoted error shows beyond its failure: neither failure words nor the names of
     logged values ("loss=nan grad_norm=inf" shows that the loss went NaN, nothing of why)."""
-    return _words_of(_without_failures(r, quote)) - {k.lower() for k in _LOG_KEY.findall(quote)}
+    # (a key's parts too: "eval/loss: nan" names the eval loss, it shows nothing about the eval set)
+    keys = _LOG_KEY.findall(quote)
+    return _words_of(_without_failures(r, quote)) - {k.lower() for k in keys} - set().union(*(_words_of(k) for k in keys))
 
 
 def _without_failures(r, text):

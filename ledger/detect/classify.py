@@ -278,6 +278,10 @@ def classify(r, lang, masked, plain, prev_plain=None, mode=None, mode_label=None
                 continue
             if _in_purpose(r, text, m.start()):
                 continue  # "I set X=1 so that a stuck collective kills the job": what it is for
+            re_ = r.reason_effect.search(text[m.start():]) if r.reason_effect else None
+            if re_ is not None and re_.start() == 0 \
+                    and not failure_term(r, _effect_clause(plain[m.start() + re_.end():])):
+                continue  # "The reason for the 8-GPU minimum in the docs is that ...": a choice's reason
             if not _after_our_change(r, text, plain, m):
                 cues.append(("verb", m))
         for m in r.connective.finditer(text):
@@ -700,6 +704,10 @@ _FIXED = ("修正", "直し", "直り", "解消", "対処", "対策", "fix")
 # (「これは〜からです」「それは〜ためです」 too: the topic is the sentence before)
 # Output quoted in double quotes, inside a sentence: "the log says \"... may be incorrect\""
 _QUOTES = diskcache.compile(r'"[^"\n]{4,}"|“[^”\n]{4,}”')
+# A tail that is only a quoted log line, maybe with where it was seen: ": `loss: nan` at step 0."
+_QUOTE_ONLY = diskcache.compile(r"\s*`([^`]+)`\s*(?:(?:at|on|in|from|after|since|for)\s+[\w./:-]+(?:\s+[\w./:-]+){0,3})?\s*[.!]?\s*$")
+# 「〜ってことは」「〜ということは」: what follows is inferred from what came before
+_INFERENCE = diskcache.compile(r"(?:って|という)ことは|からすると|から考えると")
 # 「〜のはそのためです」「〜のはそれです」: a frame that names as the cause what came before
 _POINTS_BACK = diskcache.compile(r"のは(?:これ|それ|そのせい|このせい|そういうこと|このため|そのため)")
 # 「〜が解放されるわけではありません」: it is not that ... (a misreading corrected)
@@ -818,6 +826,13 @@ def _explanation(r, lang, text, plain):
         # (read unmasked: what a quoted log line says decides whether it only shows the failure)
         if r.located_tail and r.located_tail.search(plain[m.end():]):
             continue  # "The OOM happens in generate(): `OutOfMemoryError ...` is raised from ...": where, not why
+        shown = _QUOTE_ONLY.match(plain[m.end():])
+        if shown is not None and failure_term(r, shown.group(1)) and all(
+                f.group(0).lower() in head.lower() for f in r.failure.finditer(shown.group(1))):
+            # "Eval loss is `nan` from the first eval: `eval/loss: nan ...` at step 0": the log
+            # line shows the same failure again (not "killed by the kernel: `Killed: out of
+            # memory`", whose quote names what killed it)
+            continue
         # The explanation is a clause, or (after a colon or dash) a noun phrase that names the
         # cause: "— a memory leak in the Redis client pool", "— `pin_memory=False` in the config".
         if not r.predicate.search(tail) and not (
@@ -958,10 +973,14 @@ def _judge(r, lang, text, clauses, pseudo, tier, m, failure, mode, mode_label, p
             # とは限りません」 hedges the reason before it too (not across 「が、」「けど」, nor
             # past a condition: 「〜が原因なので、切り替えれば解消するはずです」 hedges the fix)
             lang == "ja" and not _within(r.hedge_stop, text, m.end(), h.start())
-            and not (r.generic_when and _within(r.generic_when, text, m.end(), h.start()))):
+            and not (r.generic_when and _within(r.generic_when, text, m.end(), h.start())
+                     and not _INFERENCE.search(text, m.end(), h.start()))):
         h = None
     if h is not None and lang == "ja" and h.start() > m.end() and not tail_hedge and (
-            (r.generic_when and _within(r.generic_when, text, m.end(), h.start()))
+            (r.generic_when and _within(r.generic_when, text, m.end(), h.start())
+             # (「bf16 だと収束して fp16 だと NaN になるってことは X が怪しい気がする」: what was
+             # seen under each setting, then an inference from it, hedged as a whole)
+             and not _INFERENCE.search(text, m.end(), h.start()))
             or _within(r.hedge_stop, text, m.end(), h.start())):
         h = None  # (the same within one clause: the hedge is the condition's, or the fix's, prediction)
     if h is None:
