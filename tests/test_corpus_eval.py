@@ -312,6 +312,8 @@ FLOORS = {
     ("ja", "blind140"): (0.97, 0.0),
     ("en", "blind141"): (0.92, 0.048),
     ("ja", "blind141"): (0.94, 0.072),
+    ("en", "blind142"): (0.81, 0.072),
+    ("ja", "blind142"): (0.94, 0.024),
 }
 
 
@@ -343,7 +345,7 @@ def test_every_cited_assertion_is_allowed_on_dev(results, key):
 
 
 # The held-out splits, written blind and not read yet (the last entries of FLOORS).
-UNREAD = {"blind140", "blind141"}
+UNREAD = {"blind140", "blind141", "blind142"}
 
 
 def test_detector_beats_the_keyword_baseline_everywhere(results):
@@ -423,6 +425,7 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            ("en", "blind131"): 1,
                            # held out, not read: blocked cited answers at the first run
                            ("ja", "blind141"): 1,
+                           ("en", "blind142"): 1,
 }
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
 NEGATED_BLOCKED_CEILING = {
