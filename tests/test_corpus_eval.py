@@ -307,9 +307,9 @@ FLOORS = {
     ("ja", "blind138"): (1.0, 0.0),
     ("en", "blind139"): (1.0, 0.0),
     ("ja", "blind139"): (1.0, 0.0),
+    ("en", "blind140"): (1.0, 0.0),
+    ("ja", "blind140"): (1.0, 0.0),
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
-    ("en", "blind140"): (0.86, 0.048),
-    ("ja", "blind140"): (0.97, 0.0),
     ("en", "blind141"): (0.92, 0.048),
     ("ja", "blind141"): (0.94, 0.072),
     ("en", "blind142"): (0.81, 0.072),
@@ -345,7 +345,7 @@ def test_every_cited_assertion_is_allowed_on_dev(results, key):
 
 
 # The held-out splits, written blind and not read yet (the last entries of FLOORS).
-UNREAD = {"blind140", "blind141", "blind142"}
+UNREAD = {"blind141", "blind142"}
 
 
 def test_detector_beats_the_keyword_baseline_everywhere(results):

@@ -5185,3 +5185,28 @@ def test_round139_a_log_line_that_shows_the_failure_again_does_not_cite_the_caus
     assert decision(analyze(msg, evidence=ev)) == "block"
     # a quote that names another failure than the head's explains it
     assert decision(analyze("The trainer was killed by the kernel: `Killed: out of memory` in dmesg.")) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "Rank 3 alone picks up the leftover shard at the end of each epoch; the other ranks wait in `barrier()` until the NCCL watchdog fires after 10 minutes.",
+    "The ±0.8 point run-to-run spread in eval accuracy is from the data loader workers each seeding from the wall clock.",
+    "the 429s from the embedding endpoint are just the default per-key rate limit, our batch job sends 50 rps",
+    "KL to the reference is zero from the very first step — the reference model is the policy object itself, so the two never differ.",
+    "Its the rope scaling, the config sets factor 4 and the loader applies it again, so positions are 16x off and generations go off the rails",
+    "サーバーの RSS が少しずつ増えるのは、ファイルハンドルの閉じ忘れです。",
+])
+def test_round140_diagnoses_are_caught(message):
+    assert decision(analyze(message)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "The eval job failed at 02:00 — `exit code 137` on node gpu-04 — it restarted on its own at 02:05 and finished.",
+    "LoRA freezes the base weights and adds a low-rank update; the up-projection is zero-initialised, so the adapted model starts out identical to the base model.",
+])
+def test_round140_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+def test_round140_the_cause_is_somewhere_else_rules_out():
+    rep = analyze("I checked the sampler angle and it's clean — every rank gets a disjoint shard — so the accuracy drop is somewhere else; where is still unknown.")
+    assert decision(rep) == "allow" and "negated" in [c.kind for c in rep.claims]

@@ -705,7 +705,7 @@ _FIXED = ("修正", "直し", "直り", "解消", "対処", "対策", "fix")
 # Output quoted in double quotes, inside a sentence: "the log says \"... may be incorrect\""
 _QUOTES = diskcache.compile(r'"[^"\n]{4,}"|“[^”\n]{4,}”')
 # A tail that is only a quoted log line, maybe with where it was seen: ": `loss: nan` at step 0."
-_QUOTE_ONLY = diskcache.compile(r"\s*`([^`]+)`\s*(?:(?:at|on|in|from|after|since|for)\s+[\w./:-]+(?:\s+[\w./:-]+){0,3})?\s*[.!]?\s*$")
+_QUOTE_ONLY = diskcache.compile(r"\s*`([^`]+)`\s*(?:(?:at|on|in|from|after|since|for)\s+[\w./:-]+(?:\s+[\w./:-]+){0,3})?\s*(?:[.!]?\s*$|[—–]\s)")
 # 「〜ってことは」「〜ということは」: what follows is inferred from what came before
 _INFERENCE = diskcache.compile(r"(?:って|という)ことは|からすると|から考えると")
 # 「〜のはそのためです」「〜のはそれです」: a frame that names as the cause what came before
@@ -827,8 +827,11 @@ def _explanation(r, lang, text, plain):
         if r.located_tail and r.located_tail.search(plain[m.end():]):
             continue  # "The OOM happens in generate(): `OutOfMemoryError ...` is raised from ...": where, not why
         shown = _QUOTE_ONLY.match(plain[m.end():])
-        if shown is not None and failure_term(r, shown.group(1)) and all(
-                f.group(0).lower() in head.lower() for f in r.failure.finditer(shown.group(1))):
+        if shown is not None and failure_term(r, shown.group(1)) and (
+                all(f.group(0).lower() in head.lower() for f in r.failure.finditer(shown.group(1)))
+                # ("The job failed overnight — `exit code 137` on node gpu-17 — it was restarted":
+                # a bare status shows that it failed, not why)
+                or (r.generic_quote and r.generic_quote.search(shown.group(1).strip()))):
             # "Eval loss is `nan` from the first eval: `eval/loss: nan ...` at step 0": the log
             # line shows the same failure again (not "killed by the kernel: `Killed: out of
             # memory`", whose quote names what killed it)
