@@ -314,6 +314,8 @@ FLOORS = {
     ("ja", "blind141"): (0.94, 0.072),
     ("en", "blind142"): (0.81, 0.072),
     ("ja", "blind142"): (0.94, 0.024),
+    ("en", "blind143"): (0.89, 0.024),
+    ("ja", "blind143"): (0.89, 0.048),
 }
 
 
@@ -345,7 +347,7 @@ def test_every_cited_assertion_is_allowed_on_dev(results, key):
 
 
 # The held-out splits, written blind and not read yet (the last entries of FLOORS).
-UNREAD = {"blind141", "blind142"}
+UNREAD = {"blind141", "blind142", "blind143"}
 
 
 def test_detector_beats_the_keyword_baseline_everywhere(results):
@@ -426,6 +428,7 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            # held out, not read: blocked cited answers at the first run
                            ("ja", "blind141"): 1,
                            ("en", "blind142"): 1,
+                           ("ja", "blind143"): 2,
 }
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
 NEGATED_BLOCKED_CEILING = {
