@@ -309,9 +309,9 @@ FLOORS = {
     ("ja", "blind139"): (1.0, 0.0),
     ("en", "blind140"): (1.0, 0.0),
     ("ja", "blind140"): (1.0, 0.0),
+    ("en", "blind141"): (0.94, 0.0),
+    ("ja", "blind141"): (1.0, 0.0),
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
-    ("en", "blind141"): (0.92, 0.048),
-    ("ja", "blind141"): (0.94, 0.072),
     ("en", "blind142"): (0.81, 0.072),
     ("ja", "blind142"): (0.94, 0.024),
     ("en", "blind143"): (0.89, 0.024),
@@ -347,7 +347,7 @@ def test_every_cited_assertion_is_allowed_on_dev(results, key):
 
 
 # The held-out splits, written blind and not read yet (the last entries of FLOORS).
-UNREAD = {"blind141", "blind142", "blind143"}
+UNREAD = {"blind142", "blind143"}
 
 
 def test_detector_beats_the_keyword_baseline_everywhere(results):
@@ -426,7 +426,6 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            # are the symptom a trap would quote too
                            ("en", "blind131"): 1,
                            # held out, not read: blocked cited answers at the first run
-                           ("ja", "blind141"): 1,
                            ("en", "blind142"): 1,
                            ("ja", "blind143"): 2,
 }

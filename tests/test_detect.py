@@ -5210,3 +5210,34 @@ def test_round140_non_claims_pass(message):
 def test_round140_the_cause_is_somewhere_else_rules_out():
     rep = analyze("I checked the sampler angle and it's clean — every rank gets a disjoint shard — so the accuracy drop is somewhere else; where is still unknown.")
     assert decision(rep) == "allow" and "negated" in [c.kind for c in rep.claims]
+
+
+def test_round141_a_line_of_logged_values_after_the_dash_does_not_cite_the_cause():
+    ev = [Evidence("E1", "step 4100 loss=nan grad_norm=inf lr=3.0e-04\n", "grep -m1 nan train.log")]
+    msg = ("The run diverged at step 4,100 — `step 4100 loss=nan grad_norm=inf` right after a loss spike. "
+           "The reason is a warmup of only 50 steps for a 3e-4 peak LR.")
+    assert decision(analyze(msg, evidence=ev)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "hunch: the stall is the NFS client cache being dropped every hour. not confirmed yet",
+    "The reason for the separate eval service is operational: we don't want an eval crash to take down training.",
+    "前に同じ設定でハマったことある",
+    "ずっと詰まってたので本当に助かりました、ありがとうございます",
+    "推論が遅くなる件、トークナイザ側の問題なのか、KV cache の設定なのか、今の時点では判断がつきません。",
+])
+def test_round141_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"
+
+
+@pytest.mark.parametrize("message", [
+    "テストの accuracy が 98% なのは、同じ話者の音声が train と test の両方に入っているリークです。",
+    "loss が GPU 数によって変わるのは、rank ごとに平均してから足しているためで、小さいバッチの rank が重く数えられています。",
+])
+def test_round141_diagnoses_are_caught(message):
+    assert decision(analyze(message)) == "block"
+
+
+def test_round141_a_part_checked_fine_rules_it_out():
+    rep = analyze("The mixed-precision path is fine: fp32 gives the same curve to within noise, so the spike doesn't come from there.")
+    assert decision(rep) == "allow" and "negated" in [c.kind for c in rep.claims]

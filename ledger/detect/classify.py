@@ -705,7 +705,8 @@ _FIXED = ("修正", "直し", "直り", "解消", "対処", "対策", "fix")
 # Output quoted in double quotes, inside a sentence: "the log says \"... may be incorrect\""
 _QUOTES = diskcache.compile(r'"[^"\n]{4,}"|“[^”\n]{4,}”')
 # A tail that is only a quoted log line, maybe with where it was seen: ": `loss: nan` at step 0."
-_QUOTE_ONLY = diskcache.compile(r"\s*`([^`]+)`\s*(?:(?:at|on|in|from|after|since|for)\s+[\w./:-]+(?:\s+[\w./:-]+){0,3})?\s*(?:[.!]?\s*$|[—–]\s)")
+_LOGGED_VALUES = diskcache.compile(r"^(?:\s*[\w/.\[\]-]+\s*[=:]?\s*(?:[-+]?[\d.,]+(?:e[-+]?\d+)?|nan|inf|NaN|Inf)\s*[|,]?)+\s*$")
+_QUOTE_ONLY = diskcache.compile(r"\s*`([^`]+)`\s*(?:(?:right\s+|just\s+|shortly\s+)?(?:at|on|in|from|after|since|for)\s+[\w./:-]+(?:\s+[\w./:-]+){0,3})?\s*(?:[.!]?\s*$|[—–]\s)")
 # 「〜ってことは」「〜ということは」: what follows is inferred from what came before
 _INFERENCE = diskcache.compile(r"(?:って|という)ことは|からすると|から考えると")
 # 「〜のはそのためです」「〜のはそれです」: a frame that names as the cause what came before
@@ -829,6 +830,8 @@ def _explanation(r, lang, text, plain):
         shown = _QUOTE_ONLY.match(plain[m.end():])
         if shown is not None and failure_term(r, shown.group(1)) and (
                 all(f.group(0).lower() in head.lower() for f in r.failure.finditer(shown.group(1)))
+                # (a line of logged values only: `step 2300 loss=nan grad_norm=inf`)
+                or _LOGGED_VALUES.match(shown.group(1))
                 # ("The job failed overnight — `exit code 137` on node gpu-17 — it was restarted":
                 # a bare status shows that it failed, not why)
                 or (r.generic_quote and r.generic_quote.search(shown.group(1).strip()))):
