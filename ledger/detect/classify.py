@@ -700,8 +700,6 @@ def _without_numbers(words):
 
 # What a Japanese report of a fix says: the act names a failure it explains
 _FIXED = ("修正", "直し", "直り", "解消", "対処", "対策", "fix")
-# 「理由は、」「その理由として、」: a sentence that opens by naming itself the reason
-# (「これは〜からです」「それは〜ためです」 too: the topic is the sentence before)
 # Output quoted in double quotes, inside a sentence: "the log says \"... may be incorrect\""
 _QUOTES = diskcache.compile(r'"[^"\n]{4,}"|“[^”\n]{4,}”')
 # A tail that is only a quoted log line, maybe with where it was seen: ": `loss: nan` at step 0."
@@ -713,6 +711,8 @@ _INFERENCE = diskcache.compile(r"(?:って|という)ことは|からすると|�
 _POINTS_BACK = diskcache.compile(r"のは(?:これ|それ|そのせい|このせい|そういうこと|このため|そのため)")
 # 「〜が解放されるわけではありません」: it is not that ... (a misreading corrected)
 _NOT_THAT = diskcache.compile(r"わけ(?:では|じゃ)(?:ない|ありません|なかった)")
+# 「理由は、」「その理由として、」: a sentence that opens by naming itself the reason
+# (「これは〜からです」「それは〜ためです」 too: the topic is the sentence before)
 _REASON_TOPIC = diskcache.compile(r"^\s*(?:(?:その|この)?理由(?:は|として(?:は)?)|(?:これ|それ)は)[、,]?")
 # 「〜の件、」「〜件：」: the matter a Japanese sentence goes on to explain
 _MATTER = diskcache.compile(r"件\s*[、：:—–]\s*")
