@@ -311,9 +311,9 @@ FLOORS = {
     ("ja", "blind140"): (1.0, 0.0),
     ("en", "blind141"): (0.94, 0.0),
     ("ja", "blind141"): (1.0, 0.0),
+    ("en", "blind142"): (0.89, 0.048),
+    ("ja", "blind142"): (0.97, 0.0),
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
-    ("en", "blind142"): (0.81, 0.072),
-    ("ja", "blind142"): (0.94, 0.024),
     ("en", "blind143"): (0.89, 0.024),
     ("ja", "blind143"): (0.89, 0.048),
 }
@@ -347,7 +347,7 @@ def test_every_cited_assertion_is_allowed_on_dev(results, key):
 
 
 # The held-out splits, written blind and not read yet (the last entries of FLOORS).
-UNREAD = {"blind142", "blind143"}
+UNREAD = {"blind143"}
 
 
 def test_detector_beats_the_keyword_baseline_everywhere(results):
@@ -425,8 +425,11 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
                            # failure values (grad_norm inf, then loss nan), which read alone
                            # are the symptom a trap would quote too
                            ("en", "blind131"): 1,
-                           # held out, not read: blocked cited answers at the first run
+                           # en_blind142.txt:161: under "## Root cause" the sentence that
+                           # quotes the failing frame and the allocator's message is read as
+                           # a claim of its own, and its quote ends inside the frame string
                            ("en", "blind142"): 1,
+                           # held out, not read: blocked cited answers at the first run
                            ("ja", "blind143"): 2,
 }
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.

@@ -5241,3 +5241,27 @@ def test_round141_diagnoses_are_caught(message):
 def test_round141_a_part_checked_fine_rules_it_out():
     rep = analyze("The mixed-precision path is fine: fp32 gives the same curve to within noise, so the spike doesn't come from there.")
     assert decision(rep) == "allow" and "negated" in [c.kind for c in rep.claims]
+
+
+@pytest.mark.parametrize("message", [
+    "Different outputs on every run even with the seed fixed. cuDNN picks nondeterministic conv algorithms with `benchmark=True`.",
+    "ok so the eval dying at midnight every day is the spot instances getting reclaimed",
+    "2 epoch 目からの val 悪化は単純に過学習です。",
+])
+def test_round142_diagnoses_are_caught(message):
+    assert decision(analyze(message)) == "block"
+
+
+def test_round142_a_quoted_first_bad_line_does_not_cite_the_cause_after_it():
+    ev = [Evidence("E1", "step 6100 | loss: 2.91\nstep 6200 | loss: nan\n", "grep -n 'step 6[12]00' train.log")]
+    msg = ("The run diverges at step 6200: `step 6200 | loss: nan` is the first bad line (E1). "
+           "This happens because the LR warmup ends at step 6000 and the peak LR is too high.")
+    assert decision(analyze(msg, evidence=ev)) == "block"
+
+
+@pytest.mark.parametrize("message", [
+    "Quick explainer on why we keep `pad_to_multiple_of=8`: tensor cores work on tiles of 8 for bf16, so padding lets cuBLAS pick the fast kernels. That's the whole reason for the setting.",
+    "## テスト\n- 500 step 学習 → 中断 → 再開で loss 曲線がつながることを確認",
+])
+def test_round142_non_claims_pass(message):
+    assert decision(analyze(message)) == "allow"

@@ -704,7 +704,7 @@ _FIXED = ("修正", "直し", "直り", "解消", "対処", "対策", "fix")
 _QUOTES = diskcache.compile(r'"[^"\n]{4,}"|“[^”\n]{4,}”')
 # A tail that is only a quoted log line, maybe with where it was seen: ": `loss: nan` at step 0."
 _LOGGED_VALUES = diskcache.compile(r"^(?:\s*[\w/.\[\]-]+\s*[=:]?\s*(?:[-+]?[\d.,]+(?:e[-+]?\d+)?|nan|inf|NaN|Inf)\s*[|,]?)+\s*$")
-_QUOTE_ONLY = diskcache.compile(r"\s*`([^`]+)`\s*(?:(?:right\s+|just\s+|shortly\s+)?(?:at|on|in|from|after|since|for)\s+[\w./:-]+(?:\s+[\w./:-]+){0,3})?\s*(?:[.!]?\s*$|[—–]\s)")
+_QUOTE_ONLY = diskcache.compile(r"\s*`([^`]+)`\s*(?:(?:right\s+|just\s+|shortly\s+)?(?:at|on|in|from|after|since|for)\s+[\w./:-]+(?:\s+[\w./:-]+){0,3}|(?:is|was)\s+the\s+first\s+(?:bad|failing|broken|bogus)\s+(?:line|step|entry|record))?\s*(?:\(E\d+\))?\s*(?:[.!]?\s*$|[—–]\s)")
 # 「〜ってことは」「〜ということは」: what follows is inferred from what came before
 _INFERENCE = diskcache.compile(r"(?:って|という)ことは|からすると|から考えると")
 # 「〜のはそのためです」「〜のはそれです」: a frame that names as the cause what came before

@@ -17,7 +17,7 @@ _JA_END = diskcache.compile(r"[。!?！？]+[」』)）\"']*")
 # a number with its unit ("NaN at step 8k. fp16 overflow in ..."); a two-letter word too ("ok found
 # it. fp16 overflow in ..."), or before a dotted name ("... shows up. torch.compile recompiles");
 # abbreviations are kept whole below.
-_EN_END = diskcache.compile(r"(?<=[.!?])[\"')\]*_]*(?=\s+(?:[\"'(\[*_`]*[A-Z0-9]|/\w)|\s*$)|(?:(?<=[A-Za-z]{2}[.!?])|(?<=[A-Za-z]'[a-z][.!?]))(?=\s+[a-z][a-z0-9]+(?:'[a-z]{1,2})?\s|\s+[a-z][a-z0-9_]*=[\w.+-]+\s|\s+[a-z][a-z0-9_]*(?:\.[a-z_]\w*)+(?:\(\))?\s)|(?<=[A-Za-z0-9)]{2}[.!?])(?=\s+`+x+`+\s+[a-z])|(?<=\d[A-Za-z][.!?])(?=\s+[a-z][a-z0-9]+\s)")
+_EN_END = diskcache.compile(r"(?<=[.!?])[\"')\]*_]*(?=\s+(?:[\"'(\[*_`]*[A-Z0-9]|/\w)|\s*$)|(?:(?<=[A-Za-z]{2}[.!?])|(?<=[A-Za-z]'[a-z][.!?]))(?=\s+[a-z][a-zA-Z0-9]+(?:'[a-z]{1,2})?\s|\s+[a-z][a-z0-9_]*=[\w.+-]+\s|\s+[a-z][a-z0-9_]*(?:\.[a-z_]\w*)+(?:\(\))?\s)|(?<=[A-Za-z0-9)]{2}[.!?])(?=\s+`+x+`+\s+[a-z])|(?<=\d[A-Za-z][.!?])(?=\s+[a-z][a-z0-9]+\s)")
 _BREAK_RUN = diskcache.compile(r"\s*\n\s*")
 _DIGIT_DOT = diskcache.compile(r"\d\.$")
 _DIGIT_NEXT = diskcache.compile(r"\s*\d")
