@@ -316,6 +316,8 @@ FLOORS = {
     # Held out: written blind, run once (first runs in the README), NOT read. Floors at that level.
     ("en", "blind143"): (0.89, 0.024),
     ("ja", "blind143"): (0.89, 0.048),
+    ("en", "blind144"): (0.97, 0.024),
+    ("ja", "blind144"): (0.94, 0.024),
 }
 
 
@@ -347,7 +349,7 @@ def test_every_cited_assertion_is_allowed_on_dev(results, key):
 
 
 # The held-out splits, written blind and not read yet (the last entries of FLOORS).
-UNREAD = {"blind143"}
+UNREAD = {"blind143", "blind144"}
 
 
 def test_detector_beats_the_keyword_baseline_everywhere(results):
@@ -434,6 +436,7 @@ CITED_BELOW_QUOTE_FLOOR = {("en", "blind11"): 1,
 }
 # Held-out splits not read yet may keep their first-run share of ruled-out causes blocked.
 NEGATED_BLOCKED_CEILING = {
+    ("ja", "blind144"): 0.12,
 }
 
 
