@@ -580,10 +580,11 @@ def analyze(message, evidence=None, rules=None):
             r = rules.for_lang(claim.lang)
             # (or the paragraph counts them: "Resuming silently restarts the LR schedule and the
             # data order. Three separate problems, all visible in the resume logs.")
+            counts = r.counts_causes
             back = bool(r.follow_on and r.follow_on.search(_unemph(claim.text))) \
-                or bool(r.counts_causes and r.counts_causes.search(_unemph(claim.text))) \
-                or bool(r.counts_causes and blocks[bi].kind == "para"
-                        and any(r.counts_causes.search(_unemph(u.text)) for u in units if u.block == bi))
+                or bool(counts and counts.search(_unemph(claim.text))) \
+                or bool(counts and blocks[bi].kind == "para"
+                        and any(counts.search(_unemph(u.text)) for u in units if u.block == bi))
             details = _details_citations(bi, blocks, rules, claim.lang, back)
             if details is None:
                 continue
@@ -1010,12 +1011,14 @@ def _symptom_quotes_before(claim, bi, units, claim_at, rules, checker=None):
             if j in claim_at:
                 return False
             masked = sentences.mask_code(text)[0]
+            states_failure = _classify.failure_term(r, _QUOTED.sub(" ", text))
+            claim_masked = sentences.mask_code(_unemph(claim.text))[0]
             if not all(_classify.failure_term(r, q) for q in quoted) and not (
                     # 「eval が遅い件、`avg tokens/s: 41.2` しか出ていないことは確認しました。原因は
                     # 〜」: a measured value, in a sentence that calls it the failure, is the
                     # symptom too, when the claim after it opens by naming the cause anew (not
                     # 「これだと〜ので」, which builds on that value)
-                    (_classify.failure_term(r, _QUOTED.sub(" ", text))
+                    (states_failure
                      # ("The load test confirms it: `p50=947ms ...`" after "Latency regressed
                      # from 180 ms to 950 ms": `restates` points at the failure said before)
                      or (r.restates and r.restates.search(masked) and j > 0 and units[j - 1].block == bi
@@ -1025,9 +1028,9 @@ def _symptom_quotes_before(claim, bi, units, claim_at, rules, checker=None):
                          # います (E1)。ワーカー内で OpenCV と fork がデッドロックしているのが原因」:
                          # where it waits, and a cause that shares no word with that quote, named
                          # afresh rather than read off it)
-                         or (_classify.failure_term(r, _QUOTED.sub(" ", text))
-                             and not _DEMONSTRATIVE.match(sentences.mask_code(_unemph(claim.text))[0].lstrip(" *_-・"))
-                             and r.cause_frame.search(sentences.mask_code(_unemph(claim.text))[0])
+                         or (states_failure
+                             and not _DEMONSTRATIVE.match(claim_masked.lstrip(" *_-・"))
+                             and r.cause_frame.search(claim_masked)
                              and not (_words_of(claim.text) - _COMMON) & set().union(*(_words_of(q) for q in quoted))))):
                 return False
             if r.connective.search(masked) or r.cause_frame.search(masked) \
@@ -1048,11 +1051,7 @@ def _symptom_quotes_before(claim, bi, units, claim_at, rules, checker=None):
 def _without_boilerplate(rules, output):
     """`output` less the hint lines its tool prints with every error of a kind (en `boilerplate`)."""
     pattern = rules.for_lang("en").boilerplate
-    if not pattern:
-        return output
-    for m in reversed(list(pattern.finditer(output))):
-        output = output[:m.start()] + " " + output[m.end():]
-    return output
+    return _blanked(pattern, output) if pattern else output
 
 
 def _opens_with_cause(claim, rules):
@@ -1098,7 +1097,12 @@ def _shown_by(r, quote):
 
 def _without_failures(r, text):
     """`text` with each failure word of it blanked out."""
-    for m in reversed(list(r.failure.finditer(text))):
+    return _blanked(r.failure, text)
+
+
+def _blanked(pattern, text):
+    """`text` with each match of `pattern` replaced by one space."""
+    for m in reversed(list(pattern.finditer(text))):
         text = text[:m.start()] + " " + text[m.end():]
     return text
 

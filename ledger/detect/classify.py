@@ -967,7 +967,8 @@ def _judge(r, lang, text, clauses, pseudo, tier, m, failure, mode, mode_label, p
     # clause ("lowercases the references but not the hypotheses": the clause after "but" hid it).
     # (a hedge inside quotation marks is someone else's words: the log line "outputs may be
     # incorrect" quoted as evidence does not hedge the claim around it)
-    hedged = _QUOTES.sub(lambda q: q.group(0)[0] + "x" * (len(q.group(0)) - 2) + q.group(0)[-1], text)
+    hedged = _QUOTES.sub(lambda q: q.group(0)[0] + "x" * (len(q.group(0)) - 2) + q.group(0)[-1], text) \
+        if ('"' in text or "“" in text) else text
     h = r.hedge.search(hedged[a:])
     if h is not None and a:
         h = r.hedge.search(hedged, a)
@@ -979,14 +980,10 @@ def _judge(r, lang, text, clauses, pseudo, tier, m, failure, mode, mode_label, p
             # とは限りません」 hedges the reason before it too (not across 「が、」「けど」, nor
             # past a condition: 「〜が原因なので、切り替えれば解消するはずです」 hedges the fix)
             lang == "ja" and not _within(r.hedge_stop, text, m.end(), h.start())
-            and not (r.generic_when and _within(r.generic_when, text, m.end(), h.start())
-                     and not _INFERENCE.search(text, m.end(), h.start()))):
+            and not _condition_between(r, text, m.end(), h.start())):
         h = None
     if h is not None and lang == "ja" and h.start() > m.end() and not tail_hedge and (
-            (r.generic_when and _within(r.generic_when, text, m.end(), h.start())
-             # (「bf16 だと収束して fp16 だと NaN になるってことは X が怪しい気がする」: what was
-             # seen under each setting, then an inference from it, hedged as a whole)
-             and not _INFERENCE.search(text, m.end(), h.start()))
+            _condition_between(r, text, m.end(), h.start())
             or _within(r.hedge_stop, text, m.end(), h.start())):
         h = None  # (the same within one clause: the hedge is the condition's, or the fix's, prediction)
     if h is None:
@@ -1058,6 +1055,14 @@ def _judge(r, lang, text, clauses, pseudo, tier, m, failure, mode, mode_label, p
     return _assert(mode, mode_label, "%s %r + %s" % (
         "cause frame" if tier == "frame" else "causal " + tier, cue or ":",
         "failure %r" % failure if failure else "a defect named"))
+
+
+def _condition_between(r, text, start, end):
+    """(ja) Is there a generic condition (「だと」) between `start` and `end`, which a sentence-final
+    hedge does not reach across? Not after an inference: 「bf16 だと収束して fp16 だと NaN になる
+    ってことは X が怪しい気がする」 hedges what was seen under each setting along with it."""
+    return bool(r.generic_when and _within(r.generic_when, text, start, end)
+                and not _INFERENCE.search(text, start, end))
 
 
 def _says_how_it_looks(r, text, tier, m, h):
